@@ -1,0 +1,45 @@
+/**
+ * API Gateway REQUEST authorizer on X-API-Key. Unknown key: "Unauthorized" (401). Plan without API access: a Deny
+ * policy (403). Otherwise Allow for every route of the stage (the answer is cached per key, so it must fit any route),
+ * with the account and plan in the context and the key as the usage-plan identifier.
+ */
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { ApiError } from '../core/errors';
+import { settings } from '../core/settings';
+import { defaultStores } from '../store';
+import { authorizeKey } from '../usecases/keys';
+import { logger } from '../http/logger';
+
+export function headerValue(headers: Record<string, string | undefined> | null | undefined, name: string): string | undefined {
+  if (!headers) return undefined;
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === wanted) return value;
+  return undefined;
+}
+
+/** arn:aws:execute-api:region:account:api/stage/METHOD/path → arn:…:api/stage/*: valid for every route. */
+export const stageWildcard = (methodArn: string): string => methodArn.split('/').slice(0, 2).join('/') + '/*';
+
+export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+  const key = headerValue(event.headers, 'x-api-key');
+  try {
+    const caller = await authorizeKey(defaultStores().keys, settings().plans, key);
+    return {
+      principalId: caller.account_id,
+      policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWildcard(event.methodArn) }] },
+      context: { accountId: caller.account_id, plan: caller.plan },
+      usageIdentifierKey: key,
+    };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) throw new Error('Unauthorized'); // API Gateway's 401
+    if (error instanceof ApiError && error.status === 403) {
+      return {
+        principalId: 'denied',
+        policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: stageWildcard(event.methodArn) }] },
+        context: { message: error.message },
+      };
+    }
+    logger.error('authorizer failed', { error: error as Error });
+    throw error;
+  }
+};

@@ -1,0 +1,9 @@
+import { apiHandler } from '../http/api-handler';
+import { CONTRACT } from '../core/contract';
+import { inboxCreatedView } from '../core/views';
+import { createInbox } from '../usecases/inboxes';
+
+export const handler = apiHandler(CONTRACT.createInbox, async ({ body, caller, ctx }) => ({
+  status: 201,
+  json: inboxCreatedView(await createInbox(ctx, caller, body)),
+}));

@@ -1,0 +1,9 @@
+import { apiHandler } from '../http/api-handler';
+import { CONTRACT } from '../core/contract';
+import { inboxView } from '../core/views';
+import { ownedInbox } from '../usecases/inboxes';
+
+export const handler = apiHandler(CONTRACT.getInbox, async ({ params, caller, ctx }) => ({
+  status: 200,
+  json: inboxView(await ownedInbox(ctx, caller, params.inbox_id)),
+}));

@@ -1,0 +1,9 @@
+import { apiHandler } from '../http/api-handler';
+import { CONTRACT } from '../core/contract';
+import { getRawMessage } from '../usecases/messages';
+
+export const handler = apiHandler(CONTRACT.getRawMessage, async ({ params, caller, ctx }) => ({
+  status: 200,
+  bytes: await getRawMessage(ctx, caller, params.inbox_id, params.message_id),
+  contentType: 'message/rfc822',
+}));

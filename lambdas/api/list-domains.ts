@@ -1,0 +1,4 @@
+import { apiHandler } from '../http/api-handler';
+import { CONTRACT } from '../core/contract';
+
+export const handler = apiHandler(CONTRACT.listDomains, async ({ ctx }) => ({ status: 200, json: { domains: ctx.settings.domains } }));

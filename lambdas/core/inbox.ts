@@ -1,0 +1,43 @@
+/** Inbox lifetime rules (DESIGN §3): ttl bounds per plan, expiry, and when expired data is removed. */
+import { badRequest, forbidden } from './errors';
+import type { Plan } from './plans';
+
+export const DEFAULT_TTL_SECONDS = 3600;
+export const MIN_TTL_SECONDS = 60;
+/** An expired inbox answers "inbox expired" for at least this long before it is removed. */
+export const REMOVAL_GRACE_SECONDS = 3600;
+
+export function resolveTtl(ttl: number | undefined, plan: Plan): number {
+  const value = ttl ?? DEFAULT_TTL_SECONDS;
+  if (!Number.isInteger(value)) throw badRequest('ttl must be an integer number of seconds');
+  if (value < MIN_TTL_SECONDS) throw badRequest(`ttl must be at least ${MIN_TTL_SECONDS} seconds`);
+  if (value > plan.max_ttl_seconds)
+    throw forbidden(`ttl ${value} exceeds the ${plan.name} plan's maximum of ${plan.max_ttl_seconds} seconds`);
+  return value;
+}
+
+export interface Lifetime {
+  created_at: string;
+  expires_at: string;
+  /** Seconds since the epoch: DynamoDB's TTL attribute and the claim's freedom test. */
+  expires_at_epoch: number;
+}
+
+export function lifetime(nowMs: number, ttlSeconds: number): Lifetime {
+  // Whole seconds, so that expires_at - created_at is exactly ttl in the ISO strings.
+  const created = Math.floor(nowMs / 1000) * 1000;
+  const expires = created + ttlSeconds * 1000;
+  return {
+    created_at: new Date(created).toISOString(),
+    expires_at: new Date(expires).toISOString(),
+    expires_at_epoch: expires / 1000,
+  };
+}
+
+export const isExpired = (expiresAtEpoch: number, nowMs: number = Date.now()): boolean => nowMs >= expiresAtEpoch * 1000;
+
+export const isRemovable = (expiresAtEpoch: number, nowMs: number = Date.now()): boolean =>
+  nowMs >= (expiresAtEpoch + REMOVAL_GRACE_SECONDS) * 1000;
+
+/** The UTC day an e-mail counts against (`YYYY-MM-DD`). */
+export const utcDay = (nowMs: number = Date.now()): string => new Date(nowMs).toISOString().slice(0, 10);

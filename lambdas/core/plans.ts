@@ -1,0 +1,52 @@
+/**
+ * The plan table: the one place that states a plan's limits. Usage plans (CDK), the authorizer,
+ * the ingest quota and the local token bucket all read it.
+ */
+export const PLAN_NAMES = ['free', 'dev', 'startup', 'enterprise'] as const;
+export type PlanName = (typeof PLAN_NAMES)[number];
+
+export interface Plan {
+  name: PlanName;
+  api_access: boolean;
+  requests_per_minute: number;
+  emails_per_day: number;
+  max_ttl_seconds: number;
+}
+
+const DAY = 86_400;
+
+export const BASE_PLANS: Readonly<Record<PlanName, Plan>> = {
+  free: { name: 'free', api_access: false, requests_per_minute: 0, emails_per_day: 0, max_ttl_seconds: 0 },
+  dev: { name: 'dev', api_access: true, requests_per_minute: 60, emails_per_day: 1_000, max_ttl_seconds: DAY },
+  startup: { name: 'startup', api_access: true, requests_per_minute: 300, emails_per_day: 10_000, max_ttl_seconds: 7 * DAY },
+  enterprise: { name: 'enterprise', api_access: true, requests_per_minute: 1_000, emails_per_day: 100_000, max_ttl_seconds: 30 * DAY },
+};
+
+export const PAID_PLANS = PLAN_NAMES.filter((p) => BASE_PLANS[p].api_access);
+
+export const isPlanName = (value: unknown): value is PlanName =>
+  typeof value === 'string' && (PLAN_NAMES as readonly string[]).includes(value);
+
+/** Token bucket refill rate in requests per second. */
+export const ratePerSecond = (plan: Plan): number => plan.requests_per_minute / 60;
+
+/** Token bucket size: a tenth of a minute's requests, at least 10. */
+export const burstOf = (plan: Plan): number => Math.max(10, Math.ceil(plan.requests_per_minute / 6));
+
+/**
+ * The plan table with `TEMPMAIL_PLAN_OVERRIDES` (JSON, e.g. `{"dev": {"emails_per_day": 5}}`) merged over it,
+ * so tests and benchmarks can shape limits without editing code.
+ */
+export function loadPlans(overridesJson: string | undefined = process.env.TEMPMAIL_PLAN_OVERRIDES): Record<PlanName, Plan> {
+  const plans = structuredClone(BASE_PLANS) as Record<PlanName, Plan>;
+  if (!overridesJson) return plans;
+  const overrides = JSON.parse(overridesJson) as Record<string, Partial<Plan>>;
+  for (const [name, fields] of Object.entries(overrides)) {
+    if (!isPlanName(name)) throw new Error(`TEMPMAIL_PLAN_OVERRIDES names an unknown plan: ${name}`);
+    for (const [field, value] of Object.entries(fields ?? {})) {
+      if (!(field in plans[name]) || field === 'name') throw new Error(`TEMPMAIL_PLAN_OVERRIDES: unknown field ${name}.${field}`);
+      (plans[name] as unknown as Record<string, unknown>)[field] = value;
+    }
+  }
+  return plans;
+}

@@ -1,0 +1,63 @@
+/** What the use cases need from storage, as small interfaces: DynamoDB and S3 adapters implement them. */
+import type { ApiKeyRecord, InboxRecord, MessageRecord, MessageSummary } from './model';
+
+export interface Page<T> {
+  items: T[];
+  /** The last item's id when more remain. */
+  last?: string;
+}
+
+export interface InboxStore {
+  /** Writes the inbox and claims its address atomically; false when the address is held by a live inbox. */
+  createInbox(inbox: InboxRecord): Promise<boolean>;
+  getInbox(id: string): Promise<InboxRecord | null>;
+  /** The live inbox id that holds an address, if any. */
+  inboxIdForAddress(address: string, nowMs?: number): Promise<string | null>;
+  /** Removes the inbox, its address claim and every message item. */
+  deleteInbox(inbox: InboxRecord): Promise<void>;
+  /** Newest first. */
+  listMessages(inboxId: string, limit: number, after?: string): Promise<Page<MessageSummary>>;
+  /** Messages newer than `after`, oldest first (the wait endpoint). */
+  messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<MessageSummary[]>;
+  getMessage(inboxId: string, messageId: string): Promise<MessageRecord | null>;
+  /**
+   * Stores a message, bumps the inbox's count and the account's day usage in one transaction.
+   * 'duplicate' when it is already stored (idempotent ingest); 'quota' when the day's limit is reached;
+   * 'gone' when the inbox vanished or expired meanwhile.
+   */
+  putMessage(message: MessageRecord, inbox: InboxRecord, day: string, dailyLimit: number): Promise<'stored' | 'duplicate' | 'quota' | 'gone'>;
+  deleteMessage(inboxId: string, messageId: string): Promise<boolean>;
+  /** E-mails the account received on a UTC day. */
+  usage(accountId: string, day: string): Promise<number>;
+  /** Inboxes whose expiry (epoch seconds) is at or before `epoch`: for the local sweep. */
+  inboxesExpiredBy(epoch: number): Promise<InboxRecord[]>;
+}
+
+export interface KeyStore {
+  putKey(key: ApiKeyRecord): Promise<void>;
+  getKey(keyHash: string): Promise<ApiKeyRecord | null>;
+  listKeys(): Promise<ApiKeyRecord[]>;
+  revokeKey(keyHash: string, atIso: string): Promise<ApiKeyRecord | null>;
+}
+
+export interface BlobStore {
+  put(key: string, body: Uint8Array | string, contentType: string): Promise<void>;
+  get(key: string): Promise<Buffer | null>;
+  copy(fromKey: string, toKey: string): Promise<void>;
+  delete(key: string): Promise<void>;
+  deletePrefix(prefix: string): Promise<number>;
+  list(prefix: string): Promise<string[]>;
+  presignGet(key: string, expiresInSeconds: number, downloadName?: string | null): Promise<string>;
+}
+
+/** Object keys: everything of an inbox lives under one prefix, so deleting an inbox deletes one prefix. */
+export const blobKeys = {
+  inbox: (inboxId: string) => `inboxes/${inboxId}/`,
+  message: (inboxId: string, messageId: string) => `inboxes/${inboxId}/${messageId}/`,
+  raw: (inboxId: string, messageId: string) => `inboxes/${inboxId}/${messageId}/raw.eml`,
+  body: (inboxId: string, messageId: string) => `inboxes/${inboxId}/${messageId}/body.json`,
+  attachment: (inboxId: string, messageId: string, attachmentId: string) => `inboxes/${inboxId}/${messageId}/${attachmentId}`,
+  /** Where SES's S3 action (and the local SMTP stand-in) drops raw mail. */
+  inbound: (sesMessageId: string) => `inbound/${sesMessageId}`,
+  INBOUND_PREFIX: 'inbound/',
+};

@@ -1,0 +1,75 @@
+/**
+ * The route table: the one place that states a route. The CDK stack builds API Gateway resources, one function
+ * per route and each function's IAM policy from it; the local gateway dispatches with it.
+ */
+export type Access = 'table:read' | 'table:write' | 'bucket:read' | 'bucket:write' | 'bucket:delete';
+
+export interface Route {
+  /** Function and operation name. */
+  name: string;
+  method: 'GET' | 'POST' | 'DELETE';
+  /** API Gateway resource path, with `{param}` segments. */
+  path: string;
+  /** Handler module under lambdas/, exporting `handler`. */
+  handler: string;
+  /** False only for documents that need no key (the OpenAPI description). */
+  auth: boolean;
+  /** What the function may do to the table and the bucket: its IAM policy, nothing more. */
+  access: Access[];
+  summary: string;
+  /** Lambda timeout; the wait endpoint holds requests up to 25 s. */
+  timeoutSeconds?: number;
+}
+
+export const ROUTES: readonly Route[] = [
+  { name: 'createInbox', method: 'POST', path: '/v1/inboxes', handler: 'api/create-inbox', auth: true, access: ['table:read', 'table:write'], summary: 'Create an inbox' },
+  { name: 'getInbox', method: 'GET', path: '/v1/inboxes/{inbox_id}', handler: 'api/get-inbox', auth: true, access: ['table:read'], summary: 'Get an inbox' },
+  { name: 'deleteInbox', method: 'DELETE', path: '/v1/inboxes/{inbox_id}', handler: 'api/delete-inbox', auth: true, access: ['table:read', 'table:write', 'bucket:read', 'bucket:delete'], summary: 'Delete an inbox and all its messages' },
+  { name: 'listMessages', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages', handler: 'api/list-messages', auth: true, access: ['table:read'], summary: 'List messages, newest first' },
+  { name: 'waitForMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/wait', handler: 'api/wait-for-message', auth: true, access: ['table:read', 'bucket:read'], summary: 'Wait for a message to arrive', timeoutSeconds: 29 },
+  { name: 'getMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}', handler: 'api/get-message', auth: true, access: ['table:read', 'bucket:read'], summary: 'Get a full message' },
+  { name: 'deleteMessage', method: 'DELETE', path: '/v1/inboxes/{inbox_id}/messages/{message_id}', handler: 'api/delete-message', auth: true, access: ['table:read', 'table:write', 'bucket:read', 'bucket:delete'], summary: 'Delete one message' },
+  { name: 'getRawMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}/raw', handler: 'api/get-raw-message', auth: true, access: ['table:read', 'bucket:read'], summary: 'Get the original MIME message' },
+  { name: 'listDomains', method: 'GET', path: '/v1/domains', handler: 'api/list-domains', auth: true, access: [], summary: 'List the domains inboxes can use' },
+  { name: 'getOpenApi', method: 'GET', path: '/v1/openapi.json', handler: 'api/get-openapi', auth: false, access: [], summary: 'This API as an OpenAPI 3.1 document' },
+];
+
+export type RouteMatch =
+  | { kind: 'route'; route: Route; params: Record<string, string> }
+  | { kind: 'method-not-allowed'; allowed: string[] }
+  | { kind: 'not-found' };
+
+const compiled = ROUTES.map((route) => {
+  const names: string[] = [];
+  const source = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  return { route, names, regex: new RegExp(`^${source}/?$`) };
+});
+
+/** Matches like API Gateway: literal segments win over `{param}` ones (`messages/wait` before `messages/{id}`). */
+export function matchRoute(method: string, path: string): RouteMatch {
+  const hits = compiled
+    .map((c) => ({ c, m: c.regex.exec(path) }))
+    .filter((h): h is { c: (typeof compiled)[number]; m: RegExpExecArray } => h.m !== null)
+    .sort((a, b) => a.c.names.length - b.c.names.length);
+  if (hits.length === 0) return { kind: 'not-found' };
+  const fewest = hits[0].c.names.length;
+  const best = hits.filter((h) => h.c.names.length === fewest);
+  const hit = best.find((h) => h.c.route.method === method.toUpperCase());
+  if (!hit) return { kind: 'method-not-allowed', allowed: best.map((h) => h.c.route.method) };
+  const params: Record<string, string> = {};
+  hit.c.names.forEach((name, i) => {
+    params[name] = safeDecode(hit.m[i + 1]);
+  });
+  return { kind: 'route', route: hit.c.route, params };
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * The HTTP adapter every API handler shares (middy): request id, body and query parsing with zod, the caller from
+ * the authorizer's context, and one error renderer. A handler only names its schemas and calls its use case.
+ */
+import middy from '@middy/core';
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { z, type ZodType } from 'zod';
+import { ApiError, DependencyUnavailable, errorBody, payloadTooLarge, badRequest, unauthorized } from '../core/errors';
+import { MAX_BODY_BYTES } from '../core/limits';
+import type { Caller } from '../core/model';
+import { isPlanName } from '../core/plans';
+import { settings } from '../core/settings';
+import { defaultStores } from '../store';
+import type { AppContext } from '../usecases/context';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logger } from './logger';
+
+export interface HandlerInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  caller: Caller;
+  ctx: AppContext;
+  requestId: string;
+}
+
+export type HandlerResult =
+  | { status: number; json: unknown; headers?: Record<string, string> }
+  | { status: number; bytes: Buffer; contentType: string; headers?: Record<string, string> };
+
+interface Schemas<P, Q, B> {
+  params?: ZodType<P>;
+  query?: ZodType<Q>;
+  body?: ZodType<B>;
+  /** False for the few documents served without a key. */
+  auth?: boolean;
+}
+
+const jsonHeaders = (requestId: string, extra: Record<string, string> = {}) => ({
+  'Content-Type': 'application/json; charset=utf-8',
+  'X-Request-Id': requestId,
+  'Cache-Control': 'no-store',
+  ...extra,
+});
+
+export function errorResponse(error: ApiError, requestId: string): APIGatewayProxyResult {
+  return { statusCode: error.status, headers: jsonHeaders(requestId, error.headers), body: JSON.stringify(errorBody(error.status, error.message)) };
+}
+
+/** "field: what is wrong", for the first problem zod found. */
+export function describeZodError(error: z.ZodError, where: string): string {
+  const issue = error.issues[0];
+  if (issue.code === 'unrecognized_keys') return `unknown ${where} field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}`;
+  const path = issue.path.join('.');
+  const message = issue.message.startsWith(path) || !path ? issue.message : `${path}: ${issue.message}`;
+  return message;
+}
+
+function parse<T>(schema: ZodType<T> | undefined, value: unknown, where: string): T {
+  if (!schema) return value as T;
+  const result = schema.safeParse(value);
+  if (!result.success) throw badRequest(describeZodError(result.error, where));
+  return result.data;
+}
+
+function parseBody(event: APIGatewayProxyEvent): unknown {
+  if (event.body === null || event.body === undefined || event.body === '') return {};
+  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw payloadTooLarge(`request body exceeds ${MAX_BODY_BYTES} bytes`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw badRequest('request body is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('request body must be a JSON object');
+  return value;
+}
+
+function callerOf(event: APIGatewayProxyEvent): Caller {
+  const authorizer = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
+  const accountId = authorizer?.accountId;
+  const plan = authorizer?.plan;
+  // Defence in depth: the gateway's authorizer already refused such requests.
+  if (typeof accountId !== 'string' || !isPlanName(plan)) throw unauthorized('missing or invalid API key');
+  return { account_id: accountId, plan };
+}
+
+let context: AppContext | undefined;
+const appContext = (): AppContext => (context ??= { stores: defaultStores(), settings: settings(), now: Date.now });
+
+export function apiHandler<P = Record<string, never>, Q = Record<string, never>, B = Record<string, never>>(
+  schemas: Schemas<P, Q, B>,
+  run: (input: HandlerInput<P, Q, B>) => Promise<HandlerResult>,
+) {
+  const base = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+    const requestId = event.requestContext?.requestId ?? randomUUID();
+    try {
+      const caller = schemas.auth === false ? { account_id: '', plan: 'free' as const } : callerOf(event);
+      const params = parse(schemas.params, event.pathParameters ?? {}, 'path');
+      const query = parse(schemas.query, event.queryStringParameters ?? {}, 'query');
+      const body = schemas.body ? parse(schemas.body, parseBody(event), 'body') : (undefined as B);
+      const result = await run({ params, query, body, caller, ctx: appContext(), requestId });
+      if ('bytes' in result) {
+        return {
+          statusCode: result.status,
+          headers: { 'Content-Type': result.contentType, 'X-Request-Id': requestId, ...result.headers },
+          body: result.bytes.toString('base64'),
+          isBase64Encoded: true,
+        };
+      }
+      return { statusCode: result.status, headers: jsonHeaders(requestId, result.headers), body: JSON.stringify(result.json) };
+    } catch (error) {
+      if (error instanceof ApiError) return errorResponse(error, requestId);
+      if (error instanceof DependencyUnavailable) {
+        logger.warn('dependency unavailable', { requestId, dependency: error.dependency });
+        return errorResponse(new ApiError(503, `service temporarily unavailable (${error.dependency}); retry shortly. request id ${requestId}`, { 'Retry-After': '1' }), requestId);
+      }
+      logger.error('unhandled error', { requestId, error: error as Error });
+      return errorResponse(new ApiError(500, `internal error; request id ${requestId}`), requestId);
+    }
+  };
+  return middy(base).use(injectLambdaContext(logger));
+}

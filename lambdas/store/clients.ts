@@ -1,0 +1,43 @@
+/**
+ * Shared AWS clients, built once per Lambda container. Endpoints come from the SDK's own settings
+ * (AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_S3 locally), so the same code talks to AWS or the local stand-ins.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+
+let dynamo: DynamoDBDocumentClient | undefined;
+let s3: S3Client | undefined;
+
+/** Short timeouts and few retries: a dead dependency should become a 503 quickly, not a hung request. */
+const requestHandler = { connectionTimeout: 2_000, requestTimeout: 10_000 };
+
+export function documentClient(): DynamoDBDocumentClient {
+  dynamo ??= DynamoDBDocumentClient.from(new DynamoDBClient({ maxAttempts: 2, requestHandler }), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return dynamo;
+}
+
+export function s3Client(): S3Client {
+  s3 ??= new S3Client({ forcePathStyle: !!process.env.AWS_ENDPOINT_URL_S3, maxAttempts: 2, requestHandler });
+  return s3;
+}
+
+export const tableName = (): string => process.env.TABLE_NAME ?? 'tempmail';
+export const bucketName = (): string => process.env.BUCKET_NAME ?? 'tempmail';
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** True for errors that mean "the dependency is not there right now", as opposed to a bad request. */
+export function isUnavailable(error: unknown): boolean {
+  const e = error as { code?: string; name?: string; $metadata?: { httpStatusCode?: number }; cause?: unknown };
+  if (!e) return false;
+  if (e.code && NETWORK_CODES.has(e.code)) return true;
+  if (e.name === 'TimeoutError' || e.name === 'RequestTimeout' || e.name === 'AbortError') return true;
+  if (e.name === 'ServiceUnavailable' || e.name === 'ThrottlingException' || e.name === 'ProvisionedThroughputExceededException') return true;
+  const status = e.$metadata?.httpStatusCode;
+  if (status === 503 || status === 502 || status === 504) return true;
+  if (e.cause && e.cause !== error) return isUnavailable(e.cause);
+  return false;
+}

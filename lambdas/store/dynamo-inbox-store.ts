@@ -1,0 +1,345 @@
+/** InboxStore on one DynamoDB table with generic keys (DESIGN §4). */
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { ApiKeyRecord, InboxRecord, MessageRecord, MessageSummary } from '../core/model';
+import type { InboxStore, KeyStore, Page } from '../core/ports';
+import { documentClient, tableName } from './clients';
+import { guard } from './guard';
+
+export const keys = {
+  inbox: (id: string) => ({ pk: `INBOX#${id}`, sk: 'INBOX' }),
+  address: (address: string) => ({ pk: `ADDR#${address}`, sk: 'ADDR' }),
+  message: (inboxId: string, messageId: string) => ({ pk: `INBOX#${inboxId}`, sk: `MSG#${messageId}` }),
+  usage: (accountId: string, day: string) => ({ pk: `USAGE#${accountId}#${day}`, sk: 'USAGE' }),
+  apiKey: (hash: string) => ({ pk: `KEY#${hash}`, sk: 'KEY' }),
+};
+
+const SUMMARY_FIELDS = ['id', 'from', 'from_name', 'subject', 'received_at', 'size'] as const;
+const summaryProjection = {
+  ProjectionExpression: SUMMARY_FIELDS.map((f) => `#${f}`).join(', '),
+  ExpressionAttributeNames: Object.fromEntries(SUMMARY_FIELDS.map((f) => [`#${f}`, f])),
+};
+
+function strip<T>(item: Record<string, unknown> | undefined): T | null {
+  if (!item) return null;
+  const { pk: _pk, sk: _sk, ...rest } = item;
+  return rest as T;
+}
+
+const nowEpoch = (nowMs = Date.now()) => Math.floor(nowMs / 1000);
+
+function cancellationCodes(error: unknown): string[] | null {
+  if (error instanceof TransactionCanceledException || (error as Error)?.name === 'TransactionCanceledException') {
+    return ((error as TransactionCanceledException).CancellationReasons ?? []).map((r) => r.Code ?? 'None');
+  }
+  return null;
+}
+
+export class DynamoInboxStore implements InboxStore, KeyStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient = documentClient(),
+    private readonly table: string = tableName(),
+  ) {}
+
+  private call<T>(fn: () => Promise<T>): Promise<T> {
+    return guard('DynamoDB', fn);
+  }
+
+  async createInbox(inbox: InboxRecord): Promise<boolean> {
+    try {
+      await this.call(() =>
+        this.db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: this.table,
+                  Item: { ...keys.inbox(inbox.id), ...inbox },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+              {
+                // The claim is free when absent or when the inbox holding it has expired.
+                Put: {
+                  TableName: this.table,
+                  Item: { ...keys.address(inbox.email), inbox_id: inbox.id, expires_at_epoch: inbox.expires_at_epoch },
+                  ConditionExpression: 'attribute_not_exists(pk) OR expires_at_epoch <= :now',
+                  ExpressionAttributeValues: { ':now': nowEpoch() },
+                },
+              },
+            ],
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (codes && codes[1] === 'ConditionalCheckFailed') return false;
+      throw error;
+    }
+  }
+
+  async getInbox(id: string): Promise<InboxRecord | null> {
+    const out = await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.inbox(id), ConsistentRead: true })));
+    return strip<InboxRecord>(out.Item);
+  }
+
+  async inboxIdForAddress(address: string, nowMs = Date.now()): Promise<string | null> {
+    const out = await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.address(address), ConsistentRead: true })));
+    const claim = out.Item as { inbox_id: string; expires_at_epoch: number } | undefined;
+    if (!claim || claim.expires_at_epoch <= nowEpoch(nowMs)) return null;
+    return claim.inbox_id;
+  }
+
+  async deleteInbox(inbox: InboxRecord): Promise<void> {
+    // The inbox item goes first: ingest's transaction requires it, so no message can be added behind our back.
+    await this.call(() => this.db.send(new DeleteCommand({ TableName: this.table, Key: keys.inbox(inbox.id) })));
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.call(() =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.inbox(inbox.id).pk },
+            ProjectionExpression: 'pk, sk',
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      const items = page.Items ?? [];
+      for (let i = 0; i < items.length; i += 25) await this.batchDelete(items.slice(i, i + 25) as { pk: string; sk: string }[]);
+      start = page.LastEvaluatedKey;
+    } while (start);
+    try {
+      await this.call(() =>
+        this.db.send(
+          new DeleteCommand({
+            TableName: this.table,
+            Key: keys.address(inbox.email),
+            ConditionExpression: 'inbox_id = :id',
+            ExpressionAttributeValues: { ':id': inbox.id },
+          }),
+        ),
+      );
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error; // claimed by a newer inbox already
+    }
+  }
+
+  private async batchDelete(items: { pk: string; sk: string }[]): Promise<void> {
+    let requests = items.map((k) => ({ DeleteRequest: { Key: { pk: k.pk, sk: k.sk } } }));
+    for (let attempt = 0; requests.length > 0; attempt++) {
+      const out = await this.call(() => this.db.send(new BatchWriteCommand({ RequestItems: { [this.table]: requests } })));
+      requests = (out.UnprocessedItems?.[this.table] ?? []) as typeof requests;
+      if (requests.length > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+    }
+  }
+
+  async listMessages(inboxId: string, limit: number, after?: string): Promise<Page<MessageSummary>> {
+    // One extra item tells whether another page exists, so the last page never carries a cursor.
+    const out = await this.call(() =>
+      this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: after ? 'pk = :pk AND sk BETWEEN :lo AND :hi' : 'pk = :pk AND begins_with(sk, :msg)',
+          ExpressionAttributeValues: after
+            ? { ':pk': keys.inbox(inboxId).pk, ':lo': 'MSG#', ':hi': `MSG#${after}` }
+            : { ':pk': keys.inbox(inboxId).pk, ':msg': 'MSG#' },
+          ScanIndexForward: false,
+          Limit: limit + 1,
+          ...summaryProjection,
+        }),
+      ),
+    );
+    let items = (out.Items ?? []) as MessageSummary[];
+    if (after && items[0]?.id === after) items = items.slice(1); // BETWEEN is inclusive
+    const more = items.length > limit;
+    items = items.slice(0, limit);
+    return { items, last: more ? items[items.length - 1].id : undefined };
+  }
+
+  async messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<MessageSummary[]> {
+    const out = await this.call(() =>
+      this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND sk > :after',
+          ExpressionAttributeValues: { ':pk': keys.inbox(inboxId).pk, ':after': after ? `MSG#${after}` : 'MSG#' },
+          ScanIndexForward: true,
+          Limit: limit,
+          ...summaryProjection,
+        }),
+      ),
+    );
+    return (out.Items ?? []) as MessageSummary[];
+  }
+
+  async getMessage(inboxId: string, messageId: string): Promise<MessageRecord | null> {
+    const out = await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.message(inboxId, messageId) })));
+    return strip<MessageRecord>(out.Item);
+  }
+
+  async putMessage(message: MessageRecord, inbox: InboxRecord, day: string, dailyLimit: number) {
+    const dayEnd = Date.parse(`${day}T00:00:00Z`) / 1000 + 2 * 86_400;
+    try {
+      await this.call(() =>
+        this.db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: this.table,
+                  Item: { ...keys.message(inbox.id, message.id), ...message, expires_at_epoch: inbox.expires_at_epoch },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+              {
+                Update: {
+                  TableName: this.table,
+                  Key: keys.inbox(inbox.id),
+                  UpdateExpression: 'ADD message_count :one',
+                  ConditionExpression: 'attribute_exists(pk) AND expires_at_epoch > :now',
+                  ExpressionAttributeValues: { ':one': 1, ':now': nowEpoch() },
+                },
+              },
+              {
+                Update: {
+                  TableName: this.table,
+                  Key: keys.usage(inbox.account_id, day),
+                  UpdateExpression: 'ADD emails :one SET expires_at_epoch = :purge',
+                  ConditionExpression: 'attribute_not_exists(emails) OR emails < :limit',
+                  ExpressionAttributeValues: { ':one': 1, ':limit': dailyLimit, ':purge': dayEnd },
+                },
+              },
+            ],
+          }),
+        ),
+      );
+      return 'stored' as const;
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (!codes) throw error;
+      if (codes[0] === 'ConditionalCheckFailed') return 'duplicate' as const;
+      if (codes[1] === 'ConditionalCheckFailed') return 'gone' as const;
+      if (codes[2] === 'ConditionalCheckFailed') return 'quota' as const;
+      throw error;
+    }
+  }
+
+  async deleteMessage(inboxId: string, messageId: string): Promise<boolean> {
+    try {
+      await this.call(() =>
+        this.db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Delete: { TableName: this.table, Key: keys.message(inboxId, messageId), ConditionExpression: 'attribute_exists(pk)' } },
+              {
+                Update: {
+                  TableName: this.table,
+                  Key: keys.inbox(inboxId),
+                  UpdateExpression: 'ADD message_count :minus',
+                  ConditionExpression: 'attribute_exists(pk)',
+                  ExpressionAttributeValues: { ':minus': -1 },
+                },
+              },
+            ],
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (cancellationCodes(error)) return false;
+      throw error;
+    }
+  }
+
+  async usage(accountId: string, day: string): Promise<number> {
+    const out = await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.usage(accountId, day) })));
+    return (out.Item?.emails as number | undefined) ?? 0;
+  }
+
+  async inboxesExpiredBy(epoch: number): Promise<InboxRecord[]> {
+    const found: InboxRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.call(() =>
+        this.db.send(
+          new ScanCommand({
+            TableName: this.table,
+            FilterExpression: 'sk = :inbox AND expires_at_epoch <= :epoch',
+            ExpressionAttributeValues: { ':inbox': 'INBOX', ':epoch': epoch },
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      for (const item of page.Items ?? []) found.push(strip<InboxRecord>(item)!);
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return found;
+  }
+
+  // --- API keys -------------------------------------------------------------------------------------------
+
+  async putKey(key: ApiKeyRecord): Promise<void> {
+    await this.call(() =>
+      this.db.send(new PutCommand({ TableName: this.table, Item: { ...keys.apiKey(key.key_hash), ...key }, ConditionExpression: 'attribute_not_exists(pk)' })),
+    );
+  }
+
+  async getKey(keyHash: string): Promise<ApiKeyRecord | null> {
+    const out = await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.apiKey(keyHash) })));
+    return strip<ApiKeyRecord>(out.Item);
+  }
+
+  async listKeys(): Promise<ApiKeyRecord[]> {
+    const found: ApiKeyRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.call(() =>
+        this.db.send(
+          new ScanCommand({
+            TableName: this.table,
+            FilterExpression: 'sk = :key',
+            ExpressionAttributeValues: { ':key': 'KEY' },
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      for (const item of page.Items ?? []) found.push(strip<ApiKeyRecord>(item)!);
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return found.sort((a, b) => a.created_at.localeCompare(b.created_at));
+  }
+
+  async revokeKey(keyHash: string, atIso: string): Promise<ApiKeyRecord | null> {
+    try {
+      const out = await this.call(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: keys.apiKey(keyHash),
+            UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :at)',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':at': atIso },
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
+      );
+      return strip<ApiKeyRecord>(out.Attributes);
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') return null;
+      throw error;
+    }
+  }
+}

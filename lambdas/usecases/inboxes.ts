@@ -1,0 +1,60 @@
+/** Inbox use cases: create, read, delete, with ownership and expiry rules applied. */
+import { matchDomain, normalizeUsername, USERNAME_RULE } from '../core/address';
+import { badRequest, conflict, notFound } from '../core/errors';
+import { INBOX_ID, newInboxId, randomUsername } from '../core/ids';
+import { isExpired, lifetime, resolveTtl } from '../core/inbox';
+import type { Caller, InboxRecord } from '../core/model';
+import { blobKeys } from '../core/ports';
+import type { AppContext } from './context';
+
+export interface CreateInboxInput {
+  domain?: string;
+  username?: string;
+  ttl?: number;
+}
+
+export async function createInbox(ctx: AppContext, caller: Caller, input: CreateInboxInput): Promise<InboxRecord> {
+  const { domains, plans } = ctx.settings;
+  const domain = input.domain === undefined ? domains[0] : matchDomain(input.domain, domains);
+  if (!domain) throw badRequest(`domain must be one of: ${domains.join(', ')}`);
+  const ttl = resolveTtl(input.ttl, plans[caller.plan]);
+  let username: string | null = null;
+  if (input.username !== undefined) {
+    username = normalizeUsername(input.username);
+    if (!username) throw badRequest(USERNAME_RULE);
+  }
+  // A chosen address that is taken is a 409; a random one that collides is simply drawn again.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const inbox: InboxRecord = {
+      id: newInboxId(),
+      email: `${username ?? randomUsername()}@${domain}`,
+      account_id: caller.account_id,
+      ttl,
+      message_count: 0,
+      ...lifetime(ctx.now(), ttl),
+    };
+    if (await ctx.stores.inboxes.createInbox(inbox)) return inbox;
+    if (username) throw conflict(`address ${inbox.email} is already in use by a live inbox`);
+  }
+  throw conflict('could not find a free random address; try again');
+}
+
+/**
+ * The caller's live inbox, or 404: another account's inbox is "not found" (never 403), so ids cannot be probed.
+ */
+export async function ownedInbox(ctx: AppContext, caller: Caller, inboxId: string): Promise<InboxRecord> {
+  const inbox = INBOX_ID.test(inboxId) ? await ctx.stores.inboxes.getInbox(inboxId) : null;
+  if (!inbox || inbox.account_id !== caller.account_id) throw notFound(`inbox not found: ${inboxId}`);
+  if (isExpired(inbox.expires_at_epoch, ctx.now())) throw notFound(`inbox expired: ${inboxId}`);
+  return inbox;
+}
+
+/** Removes the inbox's items and its bucket prefix. Used by the API and by the local sweep. */
+export async function removeInbox(ctx: AppContext, inbox: InboxRecord): Promise<void> {
+  await ctx.stores.inboxes.deleteInbox(inbox);
+  await ctx.stores.blobs.deletePrefix(blobKeys.inbox(inbox.id));
+}
+
+export async function deleteInbox(ctx: AppContext, caller: Caller, inboxId: string): Promise<void> {
+  await removeInbox(ctx, await ownedInbox(ctx, caller, inboxId));
+}

@@ -1,0 +1,94 @@
+/** Message use cases: list, read, raw, delete, wait. */
+import { decodeCursor, encodeCursor } from '../core/cursor';
+import { notFound } from '../core/errors';
+import { MESSAGE_ID } from '../core/ids';
+import { DEFAULT_PAGE_SIZE, DEFAULT_WAIT_SECONDS } from '../core/limits';
+import type { Caller, MessageRecord } from '../core/model';
+import { summaryView, messageView } from '../core/views';
+import type { AppContext } from './context';
+import { ownedInbox } from './inboxes';
+
+export async function listMessages(ctx: AppContext, caller: Caller, inboxId: string, query: { limit?: number; cursor?: string }) {
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  const inbox = await ownedInbox(ctx, caller, inboxId);
+  const page = await ctx.stores.inboxes.listMessages(inbox.id, query.limit ?? DEFAULT_PAGE_SIZE, after);
+  return {
+    messages: page.items.map(summaryView),
+    total: inbox.message_count,
+    ...(page.last ? { next_cursor: encodeCursor(page.last) } : {}),
+  };
+}
+
+async function ownedMessage(ctx: AppContext, caller: Caller, inboxId: string, messageId: string): Promise<MessageRecord> {
+  const inbox = await ownedInbox(ctx, caller, inboxId);
+  const message = MESSAGE_ID.test(messageId) ? await ctx.stores.inboxes.getMessage(inbox.id, messageId) : null;
+  if (!message) throw notFound(`message not found: ${messageId}`);
+  return message;
+}
+
+export async function fullMessage(ctx: AppContext, message: MessageRecord) {
+  let body = { text: message.text ?? '', html: message.html ?? '' };
+  if (message.body_key) {
+    const stored = await ctx.stores.blobs.get(message.body_key);
+    if (stored) body = JSON.parse(stored.toString('utf8')) as typeof body;
+  }
+  const urls = await Promise.all(
+    message.attachments.map((a) => ctx.stores.blobs.presignGet(a.key, ctx.settings.downloadUrlSeconds, a.filename)),
+  );
+  return messageView(message, body, urls);
+}
+
+export async function getMessage(ctx: AppContext, caller: Caller, inboxId: string, messageId: string) {
+  return fullMessage(ctx, await ownedMessage(ctx, caller, inboxId, messageId));
+}
+
+export async function getRawMessage(ctx: AppContext, caller: Caller, inboxId: string, messageId: string): Promise<Buffer> {
+  const message = await ownedMessage(ctx, caller, inboxId, messageId);
+  const raw = await ctx.stores.blobs.get(message.raw_key);
+  if (!raw) throw notFound(`raw form of message ${messageId} is no longer stored`);
+  return raw;
+}
+
+export async function deleteMessage(ctx: AppContext, caller: Caller, inboxId: string, messageId: string): Promise<void> {
+  const message = await ownedMessage(ctx, caller, inboxId, messageId);
+  if (!(await ctx.stores.inboxes.deleteMessage(inboxId, message.id))) throw notFound(`message not found: ${messageId}`);
+  await ctx.stores.blobs.deletePrefix(`inboxes/${inboxId}/${message.id}/`);
+}
+
+export interface WaitQuery {
+  timeout?: number;
+  after?: string;
+  from?: string;
+  subject?: string;
+}
+
+const POLL_MS = 250;
+
+/** Holds until a message newer than `after` that matches `from`/`subject` (substrings, any case) exists. */
+export async function waitForMessage(ctx: AppContext, caller: Caller, inboxId: string, query: WaitQuery) {
+  if (query.after !== undefined && !MESSAGE_ID.test(query.after)) throw notFound(`message not found: ${query.after}`);
+  const deadline = ctx.now() + (query.timeout ?? DEFAULT_WAIT_SECONDS) * 1000;
+  const from = query.from?.toLowerCase();
+  const subject = query.subject?.toLowerCase();
+  let after = query.after;
+  for (;;) {
+    const inbox = await ownedInbox(ctx, caller, inboxId);
+    for (;;) {
+      const batch = await ctx.stores.inboxes.messagesSince(inbox.id, after, 100);
+      const hit = batch.find(
+        (m) =>
+          (!from || `${m.from_name ?? ''} <${m.from}>`.toLowerCase().includes(from)) &&
+          (!subject || m.subject.toLowerCase().includes(subject)),
+      );
+      if (hit) {
+        const message = await ctx.stores.inboxes.getMessage(inbox.id, hit.id);
+        if (message) return { message: await fullMessage(ctx, message), timed_out: false };
+      }
+      if (batch.length < 100) break;
+      after = batch[batch.length - 1].id;
+    }
+    const left = deadline - ctx.now();
+    if (left <= 0) return { message: null, timed_out: true };
+    await new Promise((r) => setTimeout(r, Math.min(POLL_MS, left)));
+  }
+}
