@@ -16,6 +16,8 @@ export interface InboxRecord {
   id: string;
   email: string;
   account_id: string;
+  /** The owner's plan when the inbox was made: sets the daily e-mail limit at ingest without a key lookup. */
+  plan: PlanName;
   created_at: string;
   expires_at: string;
   expires_at_epoch: number;

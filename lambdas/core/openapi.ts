@@ -54,6 +54,10 @@ export function openApiDocument(domains: string[]) {
     schemas: Record<string, unknown>;
   };
   void ErrorResponse; // registered through its .meta id
+  for (const schema of Object.values(components.schemas) as Record<string, unknown>[]) {
+    delete schema.$schema;
+    delete schema.$id;
+  }
   return {
     openapi: '3.1.0',
     info: { title: 'TempMail API', version: '1.0.0', description: `Disposable inboxes. Domains: ${domains.join(', ')}` },

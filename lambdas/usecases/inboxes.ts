@@ -29,6 +29,7 @@ export async function createInbox(ctx: AppContext, caller: Caller, input: Create
       id: newInboxId(),
       email: `${username ?? randomUsername()}@${domain}`,
       account_id: caller.account_id,
+      plan: caller.plan,
       ttl,
       message_count: 0,
       ...lifetime(ctx.now(), ttl),

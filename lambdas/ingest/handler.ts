@@ -1,0 +1,67 @@
+/**
+ * The SES receipt rule's Lambda action (Event invocation), run after the S3 action stored the raw mail.
+ * Drops (unknown inbox, quota …) are metrics, not errors; storage failures throw so that Lambda retries and,
+ * in the end, the on-failure destination keeps the event for replay.
+ */
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { SESEvent, SESReceipt } from 'aws-lambda';
+import type { AuthVerdicts, Verdict } from '../core/model';
+import { settings } from '../core/settings';
+import { defaultStores } from '../store';
+import type { AppContext } from '../usecases/context';
+import { logger } from '../http/logger';
+import { ingestMessage, type InboundMail } from './ingest-message';
+
+const metrics = new Metrics({ namespace: 'TempMail', serviceName: 'ingest' });
+
+const VERDICTS = new Set<Verdict>(['PASS', 'FAIL', 'GRAY', 'PROCESSING_FAILED', 'DISABLED']);
+const verdict = (v: { status?: string } | undefined): Verdict => (VERDICTS.has(v?.status as Verdict) ? (v!.status as Verdict) : 'DISABLED');
+
+export function inboundMailFromSes(record: SESEvent['Records'][number]): InboundMail {
+  const { mail, receipt } = record.ses;
+  const r = receipt as SESReceipt & { dmarcVerdict?: { status: string } };
+  const verdicts: AuthVerdicts = {
+    spf: verdict(r.spfVerdict),
+    dkim: verdict(r.dkimVerdict),
+    dmarc: verdict(r.dmarcVerdict),
+    spam: verdict(r.spamVerdict),
+    virus: verdict(r.virusVerdict),
+  };
+  return {
+    mailId: mail.messageId,
+    recipients: receipt.recipients,
+    envelopeFrom: mail.source,
+    receivedAtMs: Date.parse(receipt.timestamp || mail.timestamp) || Date.now(),
+    verdicts,
+  };
+}
+
+let context: AppContext | undefined;
+
+export const handler = async (event: SESEvent): Promise<{ stored: number; dropped: number }> => {
+  context ??= { stores: defaultStores(), settings: settings(), now: Date.now };
+  let stored = 0;
+  let dropped = 0;
+  try {
+    for (const record of event.Records) {
+      const outcomes = await ingestMessage(context, inboundMailFromSes(record));
+      for (const o of outcomes) {
+        if (o.outcome === 'stored') stored++;
+        else if (o.outcome !== 'duplicate') {
+          dropped++;
+          metrics.addDimensions({ reason: o.outcome });
+          metrics.addMetric('MessagesDropped', MetricUnit.Count, 1);
+          metrics.publishStoredMetrics();
+          if (o.outcome === 'quota') metrics.addMetric('QuotaHits', MetricUnit.Count, 1);
+        }
+      }
+    }
+    if (stored) metrics.addMetric('MessagesReceived', MetricUnit.Count, stored);
+    return { stored, dropped };
+  } catch (error) {
+    logger.error('ingest failed; it will be retried', { error: error as Error });
+    throw error;
+  } finally {
+    metrics.publishStoredMetrics();
+  }
+};

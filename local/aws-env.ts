@@ -1,0 +1,18 @@
+/** The environment that points the AWS SDK (and so the unchanged handlers) at the local stand-ins. */
+export function localAwsEnv(options: { dynamoEndpoint: string; s3Endpoint: string; table: string; bucket: string }): Record<string, string> {
+  return {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    AWS_ENDPOINT_URL_DYNAMODB: options.dynamoEndpoint,
+    AWS_ENDPOINT_URL_S3: options.s3Endpoint,
+    // s3rver predates the SDK's default CRC checksums.
+    AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
+    AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
+    TABLE_NAME: options.table,
+    BUCKET_NAME: options.bucket,
+  };
+}
+
+export const LOCAL_TABLE = 'tempmail';
+export const LOCAL_BUCKET = 'tempmail';

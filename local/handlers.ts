@@ -1,0 +1,44 @@
+/**
+ * Loads Lambda handler modules: the TypeScript sources by default, or the esbuild bundles that deploy
+ * (TEMPMAIL_BUNDLE_DIR), so the same tests can run against what ships.
+ */
+import path from 'node:path';
+import type { Context } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type LambdaHandler = (event: any, context: Context) => Promise<any>;
+
+const cache = new Map<string, LambdaHandler>();
+
+export function loadHandler(modulePath: string, bundleDir?: string): LambdaHandler {
+  let handler = cache.get(modulePath);
+  if (!handler) {
+    const file = bundleDir ? path.join(bundleDir, `${modulePath}.js`) : path.join(__dirname, '..', 'lambdas', modulePath);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const loaded = require(file) as { handler?: LambdaHandler };
+    if (typeof loaded.handler !== 'function') throw new Error(`${file} exports no handler`);
+    handler = loaded.handler;
+    cache.set(modulePath, handler);
+  }
+  return handler;
+}
+
+/** The Lambda context object a handler receives; enough for Powertools and middy. */
+export function lambdaContext(functionName: string, requestId: string = randomUUID(), timeoutMs = 30_000): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '256',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
