@@ -9,6 +9,8 @@ export function localAwsEnv(options: { dynamoEndpoint: string; s3Endpoint: strin
     // s3rver predates the SDK's default CRC checksums.
     AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
     AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
+    // Lambda runs Node 22; the SDK's Node 20 end-of-support notice is noise on this machine.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     TABLE_NAME: options.table,
     BUCKET_NAME: options.bucket,
   };

@@ -157,7 +157,8 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
             ? { ':pk': keys.inbox(inboxId).pk, ':lo': 'MSG#', ':hi': `MSG#${after}` }
             : { ':pk': keys.inbox(inboxId).pk, ':msg': 'MSG#' },
           ScanIndexForward: false,
-          Limit: limit + 1,
+          // BETWEEN includes the cursor's own item, which is dropped below.
+          Limit: limit + 1 + (after ? 1 : 0),
           ...summaryProjection,
         }),
       ),

@@ -1,0 +1,77 @@
+/**
+ * `tempmail`: key administration (and, for a deployed stack, dead-letter replay).
+ *   tempmail keys create --plan <plan> [--json] [--stack NAME]
+ *   tempmail keys list [--json] [--stack NAME]
+ *   tempmail keys revoke <key or key hash> [--stack NAME]
+ * Without --stack it works on the local stack's data (TEMPMAIL_DATA_DIR, default .tempmail), running or not.
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { isPlanName, PLAN_NAMES } from '../lambdas/core/plans';
+import type { ApiKeyRecord } from '../lambdas/core/model';
+import { issueKey, revokeKey } from '../lambdas/usecases/keys';
+import { withLocalKeyStore } from '../cli/local-admin';
+
+const USAGE = `usage:
+  tempmail keys create --plan <${PLAN_NAMES.join('|')}> [--json] [--stack NAME]
+  tempmail keys list [--json] [--stack NAME]
+  tempmail keys revoke <key or key hash> [--stack NAME]
+  tempmail replay --stack NAME`;
+
+class UsageError extends Error {}
+
+const describe = (k: ApiKeyRecord) =>
+  `${k.hint}  plan=${k.plan}  account=${k.account_id}  created=${k.created_at}${k.revoked_at ? `  REVOKED ${k.revoked_at}` : ''}  hash=${k.key_hash}`;
+
+async function main(argv: string[]): Promise<void> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { plan: { type: 'string' }, json: { type: 'boolean' }, stack: { type: 'string' }, region: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  const [group, command, arg] = positionals;
+  if (values.help || !group) {
+    console.log(USAGE);
+    return;
+  }
+  const dataDir = path.resolve(process.env.TEMPMAIL_DATA_DIR || '.tempmail');
+  const stack = values.stack;
+
+  if (group === 'keys' && command === 'create') {
+    if (!isPlanName(values.plan)) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}`);
+    const plan = values.plan;
+    const issued = await withLocalKeyStore(dataDir, (store) => issueKey(store, plan));
+    if (values.json) console.log(JSON.stringify({ key: issued.key, plan, account_id: issued.record.account_id, created_at: issued.record.created_at }));
+    else console.log(`${issued.key}\n(plan ${plan}, account ${issued.record.account_id}; the key is shown only now)`);
+    return;
+  }
+  if (group === 'keys' && command === 'list') {
+    const keys = await withLocalKeyStore(dataDir, (store) => store.listKeys());
+    if (values.json) console.log(JSON.stringify(keys.map(({ key_hash, hint, plan, account_id, created_at, revoked_at }) => ({ key_hash, hint, plan, account_id, created_at, revoked_at: revoked_at ?? null }))));
+    else console.log(keys.length ? keys.map(describe).join('\n') : 'no keys');
+    return;
+  }
+  if (group === 'keys' && command === 'revoke') {
+    if (!arg) throw new UsageError('keys revoke needs the key (or its hash from keys list)');
+    const revoked = await withLocalKeyStore(dataDir, (store) => revokeKey(store, arg));
+    if (!revoked) {
+      console.error('no such key');
+      process.exitCode = 1;
+      return;
+    }
+    console.log(`revoked ${revoked.hint}`);
+    return;
+  }
+  void stack;
+  throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+}
+
+main(process.argv.slice(2)).catch((error) => {
+  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  console.error(`tempmail: ${(error as Error).message}`);
+  process.exit(1);
+});

@@ -1,0 +1,114 @@
+/**
+ * Starts a real local stack (`local/main.ts`) in a child process on free ports with its own data directory,
+ * exactly as `npm start` runs it, and hands tests its URLs and seeded keys.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../local/ports';
+import type { PlanName } from '../../lambdas/core/plans';
+
+export type Keys = Record<PlanName, string>;
+
+export interface StackHandle {
+  apiUrl: string;
+  smtpPort: number;
+  dynamoEndpoint: string;
+  s3Endpoint: string;
+  dataDir: string;
+  keys: Keys;
+  domains: string[];
+  /** Everything the stack printed (stdout and stderr), for log inspection. */
+  output(): string;
+  stop(): Promise<void>;
+  /** SIGKILL: a crash, no clean-up. */
+  kill(): Promise<void>;
+  /** Starts it again on the same ports and data. */
+  restart(): Promise<void>;
+}
+
+export interface StackOptions {
+  env?: Record<string, string>;
+  dataDir?: string;
+}
+
+const ROOT = path.resolve(__dirname, '..', '..');
+export const TEST_DOMAINS = ['tempmail.local', 'inbox.test', 'mailbox.test'];
+
+export const newTestKeys = (): Keys => ({
+  free: `tm_test_free_${randomBytes(12).toString('hex')}`,
+  dev: `tm_test_dev_${randomBytes(12).toString('hex')}`,
+  startup: `tm_test_startup_${randomBytes(12).toString('hex')}`,
+  enterprise: `tm_test_enterprise_${randomBytes(12).toString('hex')}`,
+});
+
+export async function startStack(options: StackOptions = {}): Promise<StackHandle> {
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-test-'));
+  const keys = newTestKeys();
+  const [port, smtpPort, dynamoPort, s3Port] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    SMTP_PORT: String(smtpPort),
+    TEMPMAIL_DYNAMODB_PORT: String(dynamoPort),
+    TEMPMAIL_S3_PORT: String(s3Port),
+    TEMPMAIL_DATA_DIR: dataDir,
+    TEMPMAIL_DOMAINS: TEST_DOMAINS.join(','),
+    TEMPMAIL_SEED_KEYS: Object.entries(keys).map(([plan, key]) => `${plan}:${key}`).join(','),
+    TEMPMAIL_NO_DEV_KEY: '1',
+    ...options.env,
+  };
+  let child: ChildProcess | undefined;
+  let log = '';
+
+  const launch = () =>
+    new Promise<void>((resolve, reject) => {
+      child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'local', 'main.ts')], {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const timer = setTimeout(() => reject(new Error(`local stack did not start in 60 s:\n${log}`)), 60_000);
+      child.stdout!.on('data', (chunk: Buffer) => {
+        log += chunk.toString();
+        if (log.includes('READY')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`local stack exited with ${code} before it was ready:\n${log}`));
+      });
+    });
+
+  const waitExit = (signal: NodeJS.Signals) =>
+    new Promise<void>((resolve) => {
+      if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
+
+  await launch();
+  const handle: StackHandle = {
+    apiUrl: `http://127.0.0.1:${port}`,
+    smtpPort,
+    dynamoEndpoint: `http://127.0.0.1:${dynamoPort}`,
+    s3Endpoint: `http://127.0.0.1:${s3Port}`,
+    dataDir,
+    keys,
+    domains: TEST_DOMAINS,
+    output: () => log,
+    stop: () => waitExit('SIGTERM'),
+    async kill() {
+      await waitExit('SIGKILL');
+      // The guard around java notices its parent is gone; give it a moment to free the port.
+      await new Promise((r) => setTimeout(r, 500));
+    },
+    restart: launch,
+  };
+  return handle;
+}
