@@ -53,8 +53,9 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | 'too-large'> {
 }
 
 function headersOf(req: http.IncomingMessage) {
-  const headers: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
+  // Null-prototype maps: a header or parameter named __proto__ is data, not a prototype.
+  const headers: Record<string, string> = Object.create(null);
+  const multi: Record<string, string[]> = Object.create(null);
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i];
     const value = req.rawHeaders[i + 1];
@@ -66,8 +67,8 @@ function headersOf(req: http.IncomingMessage) {
 
 function queryOf(url: URL) {
   if ([...url.searchParams.keys()].length === 0) return { single: null, multi: null };
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
+  const single: Record<string, string> = Object.create(null);
+  const multi: Record<string, string[]> = Object.create(null);
   for (const [name, value] of url.searchParams) {
     single[name] = value; // API Gateway keeps the last value
     (multi[name] ??= []).push(value);

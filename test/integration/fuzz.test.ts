@@ -1,0 +1,86 @@
+/**
+ * Bad input: fast-check throws thousands of generated bodies, paths, query strings and headers at every endpoint.
+ * Every answer is below 500 and, when an error, in the error format; nothing hangs.
+ */
+import fc from 'fast-check';
+import { ROUTES } from '../../lambdas/core/routes';
+import { startStack, type StackHandle } from '../support/stack';
+
+let stack: StackHandle;
+let inboxId: string;
+let tried = 0;
+
+beforeAll(async () => {
+  // A plan limit high enough that the fuzzer reaches the handlers instead of the token bucket.
+  stack = await startStack({ env: { TEMPMAIL_PLAN_OVERRIDES: JSON.stringify({ enterprise: { requests_per_minute: 10_000_000 } }) } });
+  const res = await fetch(`${stack.apiUrl}/v1/inboxes`, { method: 'POST', headers: { 'X-API-Key': stack.keys.enterprise } });
+  inboxId = ((await res.json()) as { id: string }).id;
+});
+afterAll(async () => {
+  await stack.stop();
+  console.log(`fuzz: ${tried} generated requests sent`);
+});
+
+async function send(method: string, path: string, body: string | undefined, headers: Record<string, string>) {
+  tried++;
+  const res = await fetch(`${stack.apiUrl}${path}`, { method, headers, body, signal: AbortSignal.timeout(30_000) });
+  const text = await res.text();
+  expect(res.status).toBeLessThan(500);
+  if (res.status >= 400) {
+    const parsed = JSON.parse(text);
+    expect(parsed).toEqual({ error: { code: res.status, message: expect.any(String) } });
+  }
+  return res.status;
+}
+
+const segment = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  fc.constantFrom('inbox_00000000000000000000', 'msg_00000000000000000000000000', '..', '%00', '%E0%A4%A', '__proto__', 'constructor', '%2F', '\u0000'),
+  fc.string({ unit: 'binary', maxLength: 10 }),
+);
+
+const anyJson = fc.oneof(
+  fc.json({ maxDepth: 4 }),
+  fc.string({ maxLength: 200 }),
+  fc.constant('{"__proto__": {"ttl": 60}}'),
+  fc.constant('{"constructor": {"prototype": {"x": 1}}}'),
+  fc.constant('['.repeat(5000) + ']'.repeat(5000)),
+  fc.record({ domain: fc.anything(), username: fc.anything(), ttl: fc.anything() }, { requiredKeys: [] }).map((v) => JSON.stringify(v) ?? '{}'),
+);
+
+it('never answers 5xx to generated requests on every route', async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom(...ROUTES),
+      fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH'),
+      fc.array(segment, { maxLength: 2 }),
+      fc.dictionary(fc.constantFrom('limit', 'cursor', 'timeout', 'after', 'from', 'subject', 'x', '__proto__'), fc.string({ maxLength: 20 }), { maxKeys: 3 }),
+      fc.option(anyJson, { nil: undefined }),
+      fc.boolean(),
+      async (route, method, extra, query, body, realId) => {
+        const params = { inbox_id: realId ? inboxId : extra[0] ?? 'x', message_id: extra[1] ?? 'msg_x' };
+        const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name as keyof typeof params]));
+        const qs = new URLSearchParams(query).toString();
+        const withBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
+        await send(method, `${path}${qs ? `?${qs}` : ''}`, withBody ? body : undefined, {
+          'X-API-Key': stack.keys.enterprise,
+          'Content-Type': 'application/json',
+        });
+      },
+    ),
+    { numRuns: 2500 },
+  );
+});
+
+it('answers odd unicode, header abuse and bodies over 1 MB within the error format', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.string({ unit: 'grapheme', maxLength: 80 }), async (name) => {
+      await send('POST', '/v1/inboxes', JSON.stringify({ username: name }), { 'X-API-Key': stack.keys.enterprise });
+    }),
+    { numRuns: 300 },
+  );
+  expect(await send('POST', '/v1/inboxes', JSON.stringify({ username: 'x'.repeat(1_100_000) }), { 'X-API-Key': stack.keys.enterprise })).toBe(413);
+  expect(await send('GET', '/v1/domains', undefined, { 'X-API-Key': 'x'.repeat(4000) })).toBe(401);
+  expect(await send('GET', '/v1/domains', undefined, { 'X-API-Key': '' })).toBe(401);
+  expect(await send('POST', '/v1/inboxes', '{"ttl": 60}', { 'X-API-Key': stack.keys.enterprise, 'Content-Type': 'text/plain' })).toBe(201);
+});

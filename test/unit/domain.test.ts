@@ -1,0 +1,131 @@
+/** Domain rules, tested directly: no AWS, no network. */
+import { inboxAddressFor, normalizeUsername, parseDomains } from '../../lambdas/core/address';
+import { decodeCursor, encodeCursor } from '../../lambdas/core/cursor';
+import { ApiError } from '../../lambdas/core/errors';
+import { INBOX_ID, MESSAGE_ID, messageIdFrom, messageTimeMs, newInboxId, newMessageId, randomUsername, hashApiKey, newApiKey, keyHint } from '../../lambdas/core/ids';
+import { isExpired, isRemovable, lifetime, resolveTtl, utcDay } from '../../lambdas/core/inbox';
+import { BASE_PLANS, burstOf, loadPlans, ratePerSecond } from '../../lambdas/core/plans';
+import { matchRoute, ROUTES } from '../../lambdas/core/routes';
+import { TokenBuckets } from '../../local/rate-limiter';
+
+const domains = parseDomains('tempmail.local,inbox.test,mailbox.test');
+
+describe('usernames and addresses', () => {
+  it('normalizes to lower case and enforces the rule', () => {
+    expect(normalizeUsername('Alice.B-9_x')).toBe('alice.b-9_x');
+    for (const bad of ['', '.a', 'a.', '_a', 'a_', 'a..b', 'a+b', 'a b', 'é', 'x'.repeat(65)]) expect(normalizeUsername(bad)).toBeNull();
+    expect(normalizeUsername('x'.repeat(64))).toBe('x'.repeat(64));
+  });
+
+  it('routes sub-addresses and any case to the inbox address; other domains to nothing', () => {
+    expect(inboxAddressFor('Alice+signup-3@INBOX.test', domains)).toBe('alice@inbox.test');
+    expect(inboxAddressFor('bob@tempmail.local', domains)).toBe('bob@tempmail.local');
+    expect(inboxAddressFor('bob@gmail.com', domains)).toBeNull();
+    expect(inboxAddressFor('+tag@inbox.test', domains)).toBeNull();
+    expect(inboxAddressFor('no-at-sign', domains)).toBeNull();
+  });
+});
+
+describe('ids', () => {
+  it('have the documented shapes and at least 80 random bits', () => {
+    expect(newInboxId()).toMatch(INBOX_ID);
+    expect(newMessageId()).toMatch(MESSAGE_ID);
+    const ids = new Set(Array.from({ length: 10_000 }, newInboxId));
+    expect(ids.size).toBe(10_000);
+    expect(randomUsername()).toMatch(/^[a-z0-9]{10}$/);
+  });
+
+  it('message ids sort by time and derive deterministically from a seed', () => {
+    const a = messageIdFrom('mail-1\ninbox', 1_700_000_000_000);
+    expect(messageIdFrom('mail-1\ninbox', 1_700_000_000_000)).toBe(a);
+    expect(messageIdFrom('mail-2\ninbox', 1_700_000_000_000)).not.toBe(a);
+    expect(messageIdFrom('z', 1_700_000_000_001) > messageIdFrom('a', 1_700_000_000_000)).toBe(true);
+    expect(messageTimeMs(a)).toBe(1_700_000_000_000);
+    expect(a).toMatch(MESSAGE_ID);
+  });
+
+  it('API keys are long and random; only the hash and a hint are kept', () => {
+    const key = newApiKey();
+    expect(key).toMatch(/^tm_[0-9a-z]{40}$/);
+    expect(hashApiKey(key)).toMatch(/^[0-9a-f]{64}$/);
+    expect(keyHint(key)).not.toContain(key.slice(7, -4));
+  });
+});
+
+describe('ttl and expiry', () => {
+  const dev = BASE_PLANS.dev;
+  it('defaults to 3600, refuses below 60 (400) and above the plan (403)', () => {
+    expect(resolveTtl(undefined, dev)).toBe(3600);
+    expect(resolveTtl(60, dev)).toBe(60);
+    expect(resolveTtl(86_400, dev)).toBe(86_400);
+    expect(() => resolveTtl(59, dev)).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => resolveTtl(1.5, dev)).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => resolveTtl(86_401, dev)).toThrow(expect.objectContaining({ status: 403 }));
+    expect(() => resolveTtl(60, BASE_PLANS.free)).toThrow(ApiError);
+  });
+
+  it('expires_at is created_at plus ttl exactly; expiry and removal are one grace hour apart', () => {
+    const l = lifetime(Date.parse('2026-01-01T00:00:00.750Z'), 120);
+    expect(l).toEqual({ created_at: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T00:02:00.000Z', expires_at_epoch: Date.parse('2026-01-01T00:02:00Z') / 1000 });
+    expect(isExpired(l.expires_at_epoch, Date.parse('2026-01-01T00:01:59.999Z'))).toBe(false);
+    expect(isExpired(l.expires_at_epoch, Date.parse('2026-01-01T00:02:00Z'))).toBe(true);
+    expect(isRemovable(l.expires_at_epoch, Date.parse('2026-01-01T00:59:59Z'))).toBe(false);
+    expect(isRemovable(l.expires_at_epoch, Date.parse('2026-01-01T01:02:00Z'))).toBe(true);
+    expect(utcDay(Date.parse('2026-03-04T23:59:59Z'))).toBe('2026-03-04');
+  });
+});
+
+describe('plans', () => {
+  it('match DESIGN §3', () => {
+    expect(BASE_PLANS.free.api_access).toBe(false);
+    expect([BASE_PLANS.dev, BASE_PLANS.startup, BASE_PLANS.enterprise].map((p) => [p.requests_per_minute, p.emails_per_day, p.max_ttl_seconds])).toEqual([
+      [60, 1_000, 86_400],
+      [300, 10_000, 7 * 86_400],
+      [1_000, 100_000, 30 * 86_400],
+    ]);
+    expect([burstOf(BASE_PLANS.dev), burstOf(BASE_PLANS.startup), burstOf(BASE_PLANS.enterprise)]).toEqual([10, 50, 167]);
+    expect(ratePerSecond(BASE_PLANS.dev)).toBe(1);
+  });
+
+  it('take overrides from TEMPMAIL_PLAN_OVERRIDES and refuse unknown names', () => {
+    expect(loadPlans('{"dev":{"emails_per_day":5}}').dev.emails_per_day).toBe(5);
+    expect(loadPlans(undefined).dev.emails_per_day).toBe(1_000);
+    expect(() => loadPlans('{"gold":{}}')).toThrow(/gold/);
+    expect(() => loadPlans('{"dev":{"colour":1}}')).toThrow(/colour/);
+  });
+});
+
+describe('route table', () => {
+  it('matches literal segments before parameters, and tells 404 from 405', () => {
+    expect(matchRoute('GET', '/v1/inboxes/inbox_x/messages/wait')).toMatchObject({ kind: 'route', route: { name: 'waitForMessage' } });
+    expect(matchRoute('GET', '/v1/inboxes/inbox_x/messages/msg_y')).toMatchObject({ kind: 'route', route: { name: 'getMessage' }, params: { inbox_id: 'inbox_x', message_id: 'msg_y' } });
+    expect(matchRoute('PUT', '/v1/inboxes')).toEqual({ kind: 'method-not-allowed', allowed: ['POST'] });
+    expect(matchRoute('GET', '/v1/unknown')).toEqual({ kind: 'not-found' });
+  });
+
+  it('names each handler once and each method+path once', () => {
+    expect(new Set(ROUTES.map((r) => r.handler)).size).toBe(ROUTES.length);
+    expect(new Set(ROUTES.map((r) => `${r.method} ${r.path}`)).size).toBe(ROUTES.length);
+  });
+});
+
+describe('cursor', () => {
+  it('round-trips and refuses what it did not make', () => {
+    const id = newMessageId();
+    expect(decodeCursor(encodeCursor(id))).toBe(id);
+    expect(() => decodeCursor('bm9wZQ')).toThrow(expect.objectContaining({ status: 400 }));
+  });
+});
+
+describe('token bucket', () => {
+  it('allows the burst, then refills at the plan rate with an honest Retry-After', () => {
+    let now = 0;
+    const buckets = new TokenBuckets(() => now);
+    const results = Array.from({ length: 12 }, () => buckets.take('k', BASE_PLANS.dev));
+    expect(results.slice(0, 10)).toEqual(Array(10).fill(0));
+    expect(results[10]).toBe(1);
+    now += 1000;
+    expect(buckets.take('k', BASE_PLANS.dev)).toBe(0);
+    expect(buckets.take('other', BASE_PLANS.dev)).toBe(0);
+  });
+});
