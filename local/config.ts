@@ -13,6 +13,9 @@ export interface LocalConfig {
   dataDir: string;
   seedKeys: { plan: PlanName; key: string }[];
   planOverrides?: string;
+  /** Use an already running DynamoDB Local / S3 server instead of starting one (CI services, fault tests). */
+  externalDynamoEndpoint?: string;
+  externalS3Endpoint?: string;
   /** Load esbuild bundles from here instead of the TypeScript sources (what deploys is what is tested). */
   bundleDir?: string;
   sweepIntervalMs: number;
@@ -47,6 +50,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
     dataDir: path.resolve(env.TEMPMAIL_DATA_DIR || '.tempmail'),
     seedKeys: parseSeedKeys(env.TEMPMAIL_SEED_KEYS),
     planOverrides: env.TEMPMAIL_PLAN_OVERRIDES || undefined,
+    externalDynamoEndpoint: env.TEMPMAIL_DYNAMODB_ENDPOINT || undefined,
+    externalS3Endpoint: env.TEMPMAIL_S3_ENDPOINT || undefined,
     bundleDir: env.TEMPMAIL_BUNDLE_DIR ? path.resolve(env.TEMPMAIL_BUNDLE_DIR) : undefined,
     sweepIntervalMs: Number(env.TEMPMAIL_SWEEP_INTERVAL_MS || 60_000),
     printDevKey: env.TEMPMAIL_NO_DEV_KEY !== '1',

@@ -28,9 +28,6 @@ export interface LocalStack {
   s3Endpoint: string;
   /** A dev key made at this start because the store had none (printed once, never stored). */
   devKey?: string;
-  /** Stops a dependency, for fault-injection tests; `resumeDependency` brings it back on the same port. */
-  stopDependency(name: 'dynamodb' | 's3'): Promise<void>;
-  resumeDependency(name: 'dynamodb' | 's3'): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -40,9 +37,12 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
   fs.mkdirSync(config.dataDir, { recursive: true });
   const dynamoDir = path.join(config.dataDir, 'dynamodb');
   const s3Dir = path.join(config.dataDir, 's3');
-  const startDynamo = () => startDynamoDbLocal({ host: config.host, port: config.dynamoPort, dataDir: dynamoDir });
-  const startS3 = () => startS3Local({ host: config.host, port: config.s3Port, directory: s3Dir, bucket: LOCAL_BUCKET });
-  let dynamo: DynamoDbLocal | undefined;
+  const external = (endpoint: string) => Promise.resolve({ endpoint, stop: async () => undefined });
+  const startDynamo = () =>
+    config.externalDynamoEndpoint ? external(config.externalDynamoEndpoint) : startDynamoDbLocal({ host: config.host, port: config.dynamoPort, dataDir: dynamoDir });
+  const startS3 = () =>
+    config.externalS3Endpoint ? external(config.externalS3Endpoint) : startS3Local({ host: config.host, port: config.s3Port, directory: s3Dir, bucket: LOCAL_BUCKET });
+  let dynamo: Pick<DynamoDbLocal, 'endpoint' | 'stop'> | undefined;
   let s3: S3Local | undefined;
   const stops: (() => Promise<void> | void)[] = [];
   try {
@@ -85,14 +85,6 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
       dynamoEndpoint: dynamo.endpoint,
       s3Endpoint: s3.endpoint,
       devKey,
-      async stopDependency(name) {
-        if (name === 'dynamodb') await dynamo?.stop();
-        else await s3?.stop();
-      },
-      async resumeDependency(name) {
-        if (name === 'dynamodb') dynamo = await startDynamo();
-        else s3 = await startS3();
-      },
       async stop() {
         for (const stop of stops.reverse()) await stop();
         await Promise.all([dynamo?.stop(), s3?.stop()]);
