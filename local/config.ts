@@ -1,6 +1,7 @@
 /** Local stack settings, from the environment (DESIGN §6). */
 import path from 'node:path';
 import { parseDomains } from '../lambdas/core/address';
+import { AUTHORIZER_CACHE_SECONDS } from '../lambdas/core/gateway-responses';
 import { isPlanName, type PlanName } from '../lambdas/core/plans';
 
 export interface LocalConfig {
@@ -19,6 +20,7 @@ export interface LocalConfig {
   /** Load esbuild bundles from here instead of the TypeScript sources (what deploys is what is tested). */
   bundleDir?: string;
   sweepIntervalMs: number;
+  authorizerCacheSeconds: number;
   /** Print a fresh dev key when the store has none. */
   printDevKey: boolean;
 }
@@ -54,6 +56,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
     externalS3Endpoint: env.TEMPMAIL_S3_ENDPOINT || undefined,
     bundleDir: env.TEMPMAIL_BUNDLE_DIR ? path.resolve(env.TEMPMAIL_BUNDLE_DIR) : undefined,
     sweepIntervalMs: Number(env.TEMPMAIL_SWEEP_INTERVAL_MS || 60_000),
+    authorizerCacheSeconds: Number(env.TEMPMAIL_AUTHORIZER_CACHE_SECONDS ?? AUTHORIZER_CACHE_SECONDS),
     printDevKey: env.TEMPMAIL_NO_DEV_KEY !== '1',
   };
 }

@@ -18,6 +18,8 @@ export interface GatewayOptions {
   port: number;
   plans: Record<PlanName, Plan>;
   bundleDir?: string;
+  /** How long an authorizer answer is reused for the same key, as API Gateway's authorizer cache does. */
+  authorizerCacheSeconds: number;
   /** Logs one line per request when set (never headers: they carry the key). */
   log?: (line: string) => void;
 }
@@ -79,6 +81,8 @@ function queryOf(url: URL) {
 export class LocalGateway {
   private readonly server: http.Server;
   private readonly buckets = new TokenBuckets();
+  /** key hash → authorizer answer; only answers for real keys are kept, so its size is bounded by the key count. */
+  private readonly authorizerCache = new Map<string, { result: APIGatewayAuthorizerResult; until: number }>();
 
   constructor(private readonly options: GatewayOptions) {
     this.server = http.createServer({ requestTimeout: 60_000, headersTimeout: 10_000 }, (req, res) => {
@@ -192,35 +196,43 @@ export class LocalGateway {
     headers: Record<string, string>,
     requestId: string,
   ): Promise<{ reply: Reply } | { context: Record<string, unknown> }> {
-    const authorizerHandler = loadHandler('api/authorizer', this.options.bundleDir);
+    const key = Object.entries(headers).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
+    const keyHash = key ? createHash('sha256').update(key).digest('hex') : '';
     let result: APIGatewayAuthorizerResult;
-    try {
-      result = await authorizerHandler(
-        {
-          type: 'REQUEST',
-          methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${path}`,
-          resource: route.path,
-          path,
-          httpMethod: method,
-          headers,
-          requestContext: { requestId },
-        },
-        lambdaContext('authorizer', requestId),
-      );
-    } catch (error) {
-      if ((error as Error).message === 'Unauthorized') return { reply: gatewayError('UNAUTHORIZED', requestId) };
-      if ((error as Error).name === 'DependencyUnavailable') {
-        return { reply: jsonReply(503, errorBody(503, `service temporarily unavailable; retry shortly. request id ${requestId}`), requestId, { 'Retry-After': '1' }) };
+    const cached = key ? this.authorizerCache.get(keyHash) : undefined;
+    if (cached && cached.until > Date.now()) {
+      result = cached.result;
+    } else {
+      try {
+        result = await loadHandler('api/authorizer', this.options.bundleDir)(
+          {
+            type: 'REQUEST',
+            methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${path}`,
+            resource: route.path,
+            path,
+            httpMethod: method,
+            headers,
+            requestContext: { requestId },
+          },
+          lambdaContext('authorizer', requestId),
+        );
+      } catch (error) {
+        if ((error as Error).message === 'Unauthorized') return { reply: gatewayError('UNAUTHORIZED', requestId) };
+        if ((error as Error).name === 'DependencyUnavailable') {
+          return { reply: jsonReply(503, errorBody(503, `service temporarily unavailable; retry shortly. request id ${requestId}`), requestId, { 'Retry-After': '1' }) };
+        }
+        console.error(`[gateway] authorizer failed for request ${requestId}:`, (error as Error)?.message);
+        return { reply: gatewayError('DEFAULT_5XX', requestId, {}, `internal error; request id ${requestId}`) };
       }
-      console.error(`[gateway] authorizer failed for request ${requestId}:`, (error as Error)?.message);
-      return { reply: gatewayError('DEFAULT_5XX', requestId, {}, `internal error; request id ${requestId}`) };
+      if (this.options.authorizerCacheSeconds > 0) {
+        this.authorizerCache.set(keyHash, { result, until: Date.now() + this.options.authorizerCacheSeconds * 1000 });
+      }
     }
     if (result.policyDocument.Statement.some((s) => s.Effect === 'Deny')) return { reply: gatewayError('ACCESS_DENIED', requestId) };
     const context: Record<string, unknown> = { ...(result.context ?? {}), principalId: result.principalId };
     const plan = context.plan;
     if (isPlanName(plan) && result.usageIdentifierKey) {
-      const bucketKey = createHash('sha256').update(result.usageIdentifierKey).digest('hex');
-      const wait = this.buckets.take(bucketKey, this.options.plans[plan]);
+      const wait = this.buckets.take(keyHash, this.options.plans[plan]);
       if (wait > 0) return { reply: gatewayError('THROTTLED', requestId, { 'Retry-After': String(wait) }) };
     }
     return { context };

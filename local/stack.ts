@@ -65,7 +65,7 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
     let devKey: string | undefined;
     if (config.printDevKey && (await keys.listKeys()).length === 0) devKey = (await issueKey(keys, 'dev')).key;
 
-    const gateway = new LocalGateway({ host: config.host, port: config.port, plans: loadPlans(config.planOverrides), bundleDir: config.bundleDir });
+    const gateway = new LocalGateway({ host: config.host, port: config.port, plans: loadPlans(config.planOverrides), bundleDir: config.bundleDir, authorizerCacheSeconds: config.authorizerCacheSeconds });
     const apiUrl = await gateway.listen();
     stops.push(() => gateway.close());
 

@@ -58,6 +58,8 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
     TEMPMAIL_DOMAINS: TEST_DOMAINS.join(','),
     TEMPMAIL_SEED_KEYS: Object.entries(keys).map(([plan, key]) => `${plan}:${key}`).join(','),
     TEMPMAIL_NO_DEV_KEY: '1',
+    // Tests revoke keys and expect the next request to see it; the cache itself is exercised by the benchmark.
+    TEMPMAIL_AUTHORIZER_CACHE_SECONDS: '0',
     ...options.env,
   };
   let child: ChildProcess | undefined;
