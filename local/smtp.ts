@@ -169,10 +169,9 @@ export class LocalMailServer {
 
   /** Calls the ingest handler until it succeeds, backing off; then the raw and spool objects are done with. */
   private async ingestUntilStored(entry: SpoolEntry): Promise<void> {
-    const handler = loadHandler('ingest/handler', this.options.bundleDir);
     for (let attempt = 0; !this.closed; attempt++) {
       try {
-        await handler(sesEvent(entry), lambdaContext('ingest'));
+        await loadHandler('ingest/handler', this.options.bundleDir)(sesEvent(entry), lambdaContext('ingest'));
         const { blobs } = this.options.ctx.stores;
         await blobs.delete(spoolKey(entry.mailId));
         await blobs.delete(blobKeys.inbound(entry.mailId));

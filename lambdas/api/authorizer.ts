@@ -4,7 +4,7 @@
  * with the account and plan in the context and the key as the usage-plan identifier.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { ApiError } from '../core/errors';
+import { ApiError, DependencyUnavailable } from '../core/errors';
 import { settings } from '../core/settings';
 import { defaultStores } from '../store';
 import { authorizeKey } from '../usecases/keys';
@@ -39,7 +39,8 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
         context: { message: error.message },
       };
     }
-    logger.error('authorizer failed', { error: error as Error });
+    if (error instanceof DependencyUnavailable) logger.warn('authorizer: dependency unavailable', { dependency: error.dependency });
+    else logger.error('authorizer failed', { error: error as Error });
     throw error;
   }
 };

@@ -52,6 +52,9 @@ export async function ownedInbox(ctx: AppContext, caller: Caller, inboxId: strin
 
 /** Removes the inbox's items and its bucket prefix. Used by the API and by the local sweep. */
 export async function removeInbox(ctx: AppContext, inbox: InboxRecord): Promise<void> {
+  // Objects first, so a failure leaves the inbox in place and a retried DELETE finishes the job; once more after
+  // the items are gone, for anything ingest wrote in between.
+  await ctx.stores.blobs.deletePrefix(blobKeys.inbox(inbox.id));
   await ctx.stores.inboxes.deleteInbox(inbox);
   await ctx.stores.blobs.deletePrefix(blobKeys.inbox(inbox.id));
 }
