@@ -21,6 +21,8 @@ export interface LocalConfig {
   bundleDir?: string;
   sweepIntervalMs: number;
   authorizerCacheSeconds: number;
+  /** An idle SMTP client is disconnected after this long. */
+  smtpSocketTimeoutMs: number;
   /** Print a fresh dev key when the store has none. */
   printDevKey: boolean;
 }
@@ -56,6 +58,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
     externalS3Endpoint: env.TEMPMAIL_S3_ENDPOINT || undefined,
     bundleDir: env.TEMPMAIL_BUNDLE_DIR ? path.resolve(env.TEMPMAIL_BUNDLE_DIR) : undefined,
     sweepIntervalMs: Number(env.TEMPMAIL_SWEEP_INTERVAL_MS || 60_000),
+    smtpSocketTimeoutMs: Number(env.TEMPMAIL_SMTP_SOCKET_TIMEOUT_MS || 60_000),
     authorizerCacheSeconds: Number(env.TEMPMAIL_AUTHORIZER_CACHE_SECONDS ?? AUTHORIZER_CACHE_SECONDS),
     printDevKey: env.TEMPMAIL_NO_DEV_KEY !== '1',
   };

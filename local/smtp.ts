@@ -20,6 +20,7 @@ export interface MailServerOptions {
   port: number;
   ctx: AppContext;
   bundleDir?: string;
+  socketTimeoutMs: number;
   log: (line: string) => void;
 }
 
@@ -93,7 +94,7 @@ export class LocalMailServer {
       size: MAX_MESSAGE_BYTES,
       rejectOversized: true,
       maxClients: 500,
-      socketTimeout: 60_000,
+      socketTimeout: options.socketTimeoutMs,
       closeTimeout: 5_000,
       logger: false,
       onRcptTo: (address, session, callback) => {

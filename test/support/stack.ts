@@ -20,6 +20,8 @@ export interface StackHandle {
   dataDir: string;
   keys: Keys;
   domains: string[];
+  /** The stack's process id (for memory readings). */
+  pid(): number;
   /** Everything the stack printed (stdout and stderr), for log inspection. */
   output(): string;
   stop(): Promise<void>;
@@ -104,6 +106,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
     keys,
     domains: TEST_DOMAINS,
     output: () => log,
+    pid: () => child!.pid!,
     stop: () => waitExit('SIGTERM'),
     async kill() {
       await waitExit('SIGKILL');

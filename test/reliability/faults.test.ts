@@ -1,0 +1,103 @@
+/**
+ * Dependency faults: with DynamoDB Local or the S3 server stopped mid-run, the API answers 503 in the error format
+ * within a bounded time, SMTP answers 451 (never a 250 without durable storage), and both recover by themselves.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
+import { freePort } from '../../local/ports';
+import { startS3Local, type S3Local } from '../../local/s3-local';
+import { LOCAL_BUCKET } from '../../local/aws-env';
+import { expectError, http } from '../support/http';
+import { eventually, smtpSession } from '../support/mail';
+import { startStack, type StackHandle } from '../support/stack';
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-faults-'));
+let dynamo: DynamoDbLocal;
+let s3: S3Local;
+let dynamoPort: number;
+let s3Port: number;
+let stack: StackHandle;
+
+const startDynamo = () => startDynamoDbLocal({ host: '127.0.0.1', port: dynamoPort, dataDir: path.join(dataDir, 'dynamodb') });
+const startS3 = () => startS3Local({ host: '127.0.0.1', port: s3Port, directory: path.join(dataDir, 's3'), bucket: LOCAL_BUCKET });
+
+beforeAll(async () => {
+  [dynamoPort, s3Port] = await Promise.all([freePort(), freePort()]);
+  [dynamo, s3] = await Promise.all([startDynamo(), startS3()]);
+  stack = await startStack({ dataDir, env: { TEMPMAIL_DYNAMODB_ENDPOINT: dynamo.endpoint, TEMPMAIL_S3_ENDPOINT: s3.endpoint } });
+}, 90_000);
+afterAll(async () => {
+  if (process.env.DEBUG_STACK) console.log(stack.output());
+  await stack.stop();
+  await Promise.all([dynamo.stop(), s3.stop()]);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = Date.now();
+  const value = await work();
+  return { value, ms: Date.now() - started };
+}
+
+async function rcpt(address: string): Promise<string> {
+  const session = await smtpSession(stack.smtpPort);
+  await session.say('EHLO test');
+  await session.say('MAIL FROM:<a@example.com>');
+  const reply = await session.say(`RCPT TO:<${address}>`);
+  if (reply.startsWith('250')) {
+    await session.say('DATA');
+    const final = await session.data('Subject: fault\r\n\r\nx\r\n');
+    session.close();
+    return final;
+  }
+  session.close();
+  return reply;
+}
+
+it('DynamoDB down: 503 quickly on every endpoint, 451 at RCPT; all recover by themselves', async () => {
+  const api = http(stack.apiUrl, stack.keys.enterprise);
+  const inbox = (await api('POST', '/v1/inboxes', {})).body;
+  await dynamo.stop();
+  for (const [method, path] of [
+    ['POST', '/v1/inboxes'],
+    ['GET', `/v1/inboxes/${inbox.id}`],
+    ['GET', `/v1/inboxes/${inbox.id}/messages`],
+    ['DELETE', `/v1/inboxes/${inbox.id}`],
+  ]) {
+    const { value, ms } = await timed(() => api(method, path, method === 'POST' ? {} : undefined));
+    expect(expectError(value, 503)).toMatch(/temporarily unavailable.*request id/);
+    expect(value.headers.get('retry-after')).toBe('1');
+    expect(ms).toBeLessThan(5_000);
+  }
+  expect(await rcpt(inbox.email)).toMatch(/^451 /);
+
+  dynamo = await startDynamo();
+  await eventually(async () => (await api('GET', `/v1/inboxes/${inbox.id}`)).status === 200, 15_000, 'API recovery');
+  expect(await rcpt(inbox.email)).toMatch(/^250 /);
+  await eventually(async () => (await api('GET', `/v1/inboxes/${inbox.id}`)).body.message_count === 1, 15_000, 'the message');
+}, 90_000);
+
+it('S3 down: DATA gets 451 and nothing is stored; raw reads are 503; all recover by themselves', async () => {
+  const api = http(stack.apiUrl, stack.keys.enterprise);
+  const inbox = (await api('POST', '/v1/inboxes', {})).body;
+  expect(await rcpt(inbox.email)).toMatch(/^250 /);
+  const message = await eventually(async () => (await api('GET', `/v1/inboxes/${inbox.id}/messages`)).body.messages?.[0], 15_000, 'first message');
+
+  await s3.stop();
+  expect(await rcpt(inbox.email)).toMatch(/^451 /);
+  const raw = await timed(() => api('GET', `/v1/inboxes/${inbox.id}/messages/${message.id}/raw`));
+  expectError(raw.value, 503);
+  expect(raw.ms).toBeLessThan(5_000);
+  // What needs only DynamoDB keeps working.
+  expect((await api('GET', `/v1/inboxes/${inbox.id}`)).body.message_count).toBe(1);
+  expectError(await api('DELETE', `/v1/inboxes/${inbox.id}`), 503);
+  expect((await api('GET', `/v1/inboxes/${inbox.id}`)).status).toBe(200);
+
+  s3 = await startS3();
+  expect(await rcpt(inbox.email)).toMatch(/^250 /);
+  await eventually(async () => (await api('GET', `/v1/inboxes/${inbox.id}`)).body.message_count === 2, 15_000, 'second message');
+  expect((await api('GET', `/v1/inboxes/${inbox.id}/messages/${message.id}/raw`)).status).toBe(200);
+  expect((await api('DELETE', `/v1/inboxes/${inbox.id}`)).status).toBe(200);
+}, 90_000);
