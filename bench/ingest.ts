@@ -1,0 +1,111 @@
+/**
+ * `npm run bench:ingest`: messages per second accepted and stored for 2,000 messages of about 2 KB over 10
+ * concurrent SMTP sessions, and 200 messages of about 200 KB with one attachment; p50/p99 from the 250 reply to
+ * the message showing in GET .../messages; RSS after. Beside it, the ceiling: a bare smtp-server that discards.
+ */
+import fs from 'node:fs';
+import nodemailer from 'nodemailer';
+import { SMTPServer } from 'smtp-server';
+import { startStack, type StackHandle } from '../test/support/stack';
+import { percentile } from './load';
+
+const SESSIONS = 10;
+
+function messages(count: number, large: boolean, to: (i: number) => string) {
+  const text = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(32); // ~1.8 KB
+  const attachment = large ? Buffer.alloc(150 * 1024, 7) : undefined; // ~200 KB once base64-encoded
+  return Array.from({ length: count }, (_, i) => ({
+    from: 'bench@example.com',
+    to: to(i),
+    subject: `bench ${large ? 'L' : 'S'} ${i}`,
+    text,
+    ...(attachment ? { attachments: [{ filename: 'blob.bin', content: attachment }] } : {}),
+  }));
+}
+
+/** Sends over SESSIONS pooled connections; returns seconds and the time each got its 250. */
+async function send(port: number, mails: ReturnType<typeof messages>) {
+  const acceptedAt = new Map<string, number>();
+  let next = 0;
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: SESSIONS }, async () => {
+      const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: true, maxConnections: 1, maxMessages: Infinity });
+      while (next < mails.length) {
+        const mail = mails[next++];
+        await transport.sendMail(mail);
+        acceptedAt.set(mail.subject, Date.now());
+      }
+      transport.close();
+    }),
+  );
+  return { seconds: (Date.now() - started) / 1000, acceptedAt };
+}
+
+async function ceiling(mails: ReturnType<typeof messages>) {
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    logger: false,
+    onData(stream, _session, callback) {
+      stream.on('data', () => undefined);
+      stream.on('end', () => callback());
+    },
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.server.address() as { port: number }).port;
+  const { seconds } = await send(port, mails);
+  await new Promise<void>((r) => server.close(() => r()));
+  return mails.length / seconds;
+}
+
+async function run(stack: StackHandle, label: string, count: number, large: boolean) {
+  const headers = { 'X-API-Key': stack.keys.enterprise };
+  const inboxes: { id: string; email: string }[] = [];
+  for (let i = 0; i < SESSIONS; i++) {
+    inboxes.push((await (await fetch(`${stack.apiUrl}/v1/inboxes`, { method: 'POST', headers })).json()) as { id: string; email: string });
+  }
+  const mails = messages(count, large, (i) => inboxes[i % inboxes.length].email);
+  // Watch for messages appearing while they are sent.
+  const seenAt = new Map<string, number>();
+  let watching = true;
+  const watcher = (async () => {
+    while (watching || seenAt.size < count) {
+      for (const inbox of inboxes) {
+        const page = (await (await fetch(`${stack.apiUrl}/v1/inboxes/${inbox.id}/messages?limit=100`, { headers })).json()) as { messages: { subject: string }[] };
+        const now = Date.now();
+        for (const m of page.messages) if (!seenAt.has(m.subject)) seenAt.set(m.subject, now);
+      }
+      if (!watching && seenAt.size < count) await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  const { seconds, acceptedAt } = await send(stack.smtpPort, mails);
+  watching = false;
+  await watcher;
+  const storedBy = Math.max(...seenAt.values());
+  const firstAccept = Math.min(...acceptedAt.values()) ;
+  const delays = [...acceptedAt].map(([subject, t]) => Math.max(0, (seenAt.get(subject) ?? t) - t)).sort((a, b) => a - b);
+  const rss = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${stack.pid()}/status`, 'utf8'))![1]) / 1024;
+  const bare = await ceiling(mails);
+  console.log(
+    `  ${label.padEnd(28)} accepted ${(count / seconds).toFixed(0).padStart(5)} msg/s, stored ${(count / ((storedBy - firstAccept) / 1000 + seconds / count)).toFixed(0).padStart(5)} msg/s | 250→visible p50 ${percentile(delays, 50).toFixed(0)} ms, p99 ${percentile(delays, 99).toFixed(0)} ms | stack RSS ${rss.toFixed(0)} MB | ceiling (discarding smtp-server) ${bare.toFixed(0)} msg/s`,
+  );
+}
+
+async function main() {
+  const stack = await startStack({
+    env: { TEMPMAIL_PLAN_OVERRIDES: JSON.stringify({ enterprise: { requests_per_minute: 100_000_000, emails_per_day: 100_000_000 } }), TEMPMAIL_AUTHORIZER_CACHE_SECONDS: '60' },
+  });
+  try {
+    console.log(`\nbench:ingest — ${SESSIONS} concurrent SMTP sessions (nodemailer), durable storage (S3 server + DynamoDB Local), on this machine`);
+    await run(stack, '2,000 × ~2 KB', Number(process.env.BENCH_SMALL ?? 2000), false);
+    await run(stack, '200 × ~200 KB + attachment', Number(process.env.BENCH_LARGE ?? 200), true);
+  } finally {
+    await stack.stop();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
