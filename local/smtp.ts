@@ -134,7 +134,7 @@ export class LocalMailServer {
     if (!isOurDomain(recipient, ctx.settings.domains)) throw new SmtpReply(550, '5.7.1 Relaying denied: not a domain of this server');
     const inboxAddress = inboxAddressFor(recipient, ctx.settings.domains);
     if (!inboxAddress) throw new SmtpReply(550, '5.1.1 No such mailbox');
-    const id = await ctx.stores.inboxes.inboxIdForAddress(inboxAddress, ctx.now());
+    const id = await ctx.stores.inboxes.inboxIdForAddress(inboxAddress);
     const inbox = id ? await ctx.stores.inboxes.getInbox(id) : null;
     if (!inbox) throw new SmtpReply(550, '5.1.1 No such mailbox');
     if (isExpired(inbox.expires_at_epoch, ctx.now())) throw new SmtpReply(550, '5.1.1 Mailbox expired');

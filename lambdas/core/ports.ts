@@ -11,8 +11,8 @@ export interface InboxStore {
   /** Writes the inbox and claims its address atomically; false when the address is held by a live inbox. */
   createInbox(inbox: InboxRecord): Promise<boolean>;
   getInbox(id: string): Promise<InboxRecord | null>;
-  /** The live inbox id that holds an address, if any. */
-  inboxIdForAddress(address: string, nowMs?: number): Promise<string | null>;
+  /** The id of the inbox that holds (or, expired, last held) an address; callers check expiry on the inbox. */
+  inboxIdForAddress(address: string): Promise<string | null>;
   /** Removes the inbox, its address claim and every message item. */
   deleteInbox(inbox: InboxRecord): Promise<void>;
   /** Newest first. */

@@ -35,7 +35,7 @@ export function inboxAddresses(recipients: string[], domains: readonly string[])
 }
 
 async function liveInbox(ctx: AppContext, address: string): Promise<InboxRecord | 'unknown-inbox' | 'expired-inbox'> {
-  const id = await ctx.stores.inboxes.inboxIdForAddress(address, ctx.now());
+  const id = await ctx.stores.inboxes.inboxIdForAddress(address);
   const inbox = id ? await ctx.stores.inboxes.getInbox(id) : null;
   if (!inbox) return 'unknown-inbox';
   if (isExpired(inbox.expires_at_epoch, ctx.now())) return 'expired-inbox';

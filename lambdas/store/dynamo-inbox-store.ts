@@ -94,11 +94,9 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
     return strip<InboxRecord>(out.Item);
   }
 
-  async inboxIdForAddress(address: string, nowMs = Date.now()): Promise<string | null> {
+  async inboxIdForAddress(address: string): Promise<string | null> {
     const out = await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.address(address), ConsistentRead: true })));
-    const claim = out.Item as { inbox_id: string; expires_at_epoch: number } | undefined;
-    if (!claim || claim.expires_at_epoch <= nowEpoch(nowMs)) return null;
-    return claim.inbox_id;
+    return (out.Item?.inbox_id as string | undefined) ?? null;
   }
 
   async deleteInbox(inbox: InboxRecord): Promise<void> {

@@ -1,7 +1,7 @@
 /** Message use cases: list, read, raw, delete, wait. */
 import { decodeCursor, encodeCursor } from '../core/cursor';
 import { notFound } from '../core/errors';
-import { MESSAGE_ID } from '../core/ids';
+import { INBOX_ID, MESSAGE_ID } from '../core/ids';
 import { DEFAULT_PAGE_SIZE, DEFAULT_WAIT_SECONDS } from '../core/limits';
 import type { Caller, MessageRecord } from '../core/model';
 import { summaryView, messageView } from '../core/views';
@@ -10,12 +10,14 @@ import { ownedInbox } from './inboxes';
 
 export async function listMessages(ctx: AppContext, caller: Caller, inboxId: string, query: { limit?: number; cursor?: string }) {
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  // The page is read before the inbox: a message and the count it adds commit together, and a page read first can
+  // only hold messages the later count includes. The page is discarded unless the caller owns a live inbox.
+  const page = INBOX_ID.test(inboxId) ? await ctx.stores.inboxes.listMessages(inboxId, query.limit ?? DEFAULT_PAGE_SIZE, after) : { items: [] };
   const inbox = await ownedInbox(ctx, caller, inboxId);
-  const page = await ctx.stores.inboxes.listMessages(inbox.id, query.limit ?? DEFAULT_PAGE_SIZE, after);
   return {
     messages: page.items.map(summaryView),
     total: inbox.message_count,
-    ...(page.last ? { next_cursor: encodeCursor(page.last) } : {}),
+    ...('last' in page && page.last ? { next_cursor: encodeCursor(page.last) } : {}),
   };
 }
 

@@ -42,10 +42,10 @@ export async function smtpSession(smtpPort: number) {
       socket.write(`${line}\r\n`);
       return reply;
     },
-    /** Sends the message body and the final dot; resolves with the reply to the whole DATA. */
+    /** Sends the message body (dot-stuffed) and the final dot; resolves with the reply to the whole DATA. */
     data(body: string | Buffer): Promise<string> {
       const reply = next();
-      socket.write(body);
+      socket.write(Buffer.from(Buffer.from(body).toString('latin1').replace(/(^|\r\n)\./g, '$1..'), 'latin1'));
       socket.write('\r\n.\r\n');
       return reply;
     },

@@ -1,0 +1,123 @@
+/**
+ * Ingest reliability against real DynamoDB Local and S3: SES events processed twice, ingest failing while
+ * DynamoDB is down and recovering, spool resumed after a restart, and the daily e-mail limit.
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
+import { freePort } from '../../local/ports';
+import { localAwsEnv, LOCAL_BUCKET, LOCAL_TABLE } from '../../local/aws-env';
+import { sesEvent } from '../../local/smtp';
+import { blobKeys } from '../../lambdas/core/ports';
+import { http } from '../support/http';
+import { eventually, sendMail, smtpSession } from '../support/mail';
+import { sharedStack } from '../support/shared';
+import { startStack, type StackHandle } from '../support/stack';
+import { storesFor } from '../support/store';
+
+describe('the ingest handler, called twice with one SES event', () => {
+  const stack = sharedStack();
+  const saved = { ...process.env };
+  afterAll(() => {
+    process.env = saved;
+  });
+
+  it('stores one message per recipient, not two', async () => {
+    Object.assign(
+      process.env,
+      localAwsEnv({ dynamoEndpoint: stack.dynamoEndpoint, s3Endpoint: stack.s3Endpoint, table: LOCAL_TABLE, bucket: LOCAL_BUCKET }),
+      { TEMPMAIL_DOMAINS: stack.domains.join(','), POWERTOOLS_METRICS_DISABLED: 'true' },
+    );
+    const api = http(stack.apiUrl, stack.keys.enterprise);
+    const a = (await api('POST', '/v1/inboxes', {})).body;
+    const b = (await api('POST', '/v1/inboxes', { domain: 'inbox.test' })).body;
+    const mailId = `twice${Date.now()}`;
+    await storesFor(stack).blobs.put(blobKeys.inbound(mailId), `From: x@example.com\r\nSubject: twice\r\n\r\nbody\r\n`, 'message/rfc822');
+    const event = sesEvent({ mailId, recipients: [a.email, b.email, 'nobody@tempmail.local'], envelopeFrom: 'x@example.com', receivedAt: new Date().toISOString() });
+    const { handler } = await import('../../lambdas/ingest/handler');
+    expect(await handler(event)).toEqual({ stored: 2, dropped: 1 });
+    expect(await handler(event)).toEqual({ stored: 0, dropped: 1 });
+    for (const inbox of [a, b]) {
+      const list = (await api('GET', `/v1/inboxes/${inbox.id}/messages`)).body;
+      expect(list.total).toBe(1);
+      expect(list.messages).toHaveLength(1);
+    }
+  });
+});
+
+describe('with DynamoDB Local run by the test (so it can be stopped)', () => {
+  let dynamo: DynamoDbLocal;
+  let dynamoPort: number;
+  let stack: StackHandle;
+  const dataDir = path.join(require('node:os').tmpdir(), `tempmail-ingest-${process.pid}`);
+
+  beforeAll(async () => {
+    dynamoPort = await freePort();
+    dynamo = await startDynamoDbLocal({ host: '127.0.0.1', port: dynamoPort, dataDir: path.join(dataDir, 'dynamodb') });
+    stack = await startStack({
+      dataDir,
+      env: { TEMPMAIL_DYNAMODB_ENDPOINT: dynamo.endpoint, TEMPMAIL_PLAN_OVERRIDES: JSON.stringify({ dev: { emails_per_day: 3 } }) },
+    });
+  });
+  afterAll(async () => {
+    await stack.stop();
+    await dynamo.stop();
+    spawnSync('rm', ['-rf', dataDir]);
+  });
+
+  it('a mail accepted while DynamoDB is down is stored once it is back: none lost', async () => {
+    const api = http(stack.apiUrl, stack.keys.enterprise);
+    const inbox = (await api('POST', '/v1/inboxes', {})).body;
+    const session = await smtpSession(stack.smtpPort);
+    await session.say('EHLO test');
+    await session.say('MAIL FROM:<a@example.com>');
+    expect(await session.say(`RCPT TO:<${inbox.email}>`)).toMatch(/^250 /);
+    await dynamo.stop();
+    expect(await session.say('DATA')).toMatch(/^354 /);
+    // S3 still works, so the mail is durable and accepted; ingest fails until DynamoDB returns.
+    expect(await session.data('Subject: survives\r\n\r\nhello\r\n')).toMatch(/^250 /);
+    session.close();
+    // New mail meanwhile is refused with a temporary error, never a 250 without storage.
+    const refused = await smtpSession(stack.smtpPort);
+    await refused.say('EHLO test');
+    await refused.say('MAIL FROM:<a@example.com>');
+    expect(await refused.say(`RCPT TO:<${inbox.email}>`)).toMatch(/^451 /);
+    refused.close();
+    await new Promise((r) => setTimeout(r, 1500));
+    dynamo = await startDynamoDbLocal({ host: '127.0.0.1', port: dynamoPort, dataDir: path.join(dataDir, 'dynamodb') });
+    const list = await eventually(async () => {
+      const reply = await api('GET', `/v1/inboxes/${inbox.id}/messages`);
+      return reply.status === 200 && reply.body.total === 1 ? reply.body : null;
+    }, 30_000, 'the message to be stored after recovery');
+    expect(list.messages[0].subject).toBe('survives');
+  }, 90_000);
+
+  it('a restart resumes mail that was accepted but not yet ingested', async () => {
+    const api = http(stack.apiUrl, stack.keys.enterprise);
+    const inbox = (await api('POST', '/v1/inboxes', {})).body;
+    // What an accepted-but-unprocessed mail leaves behind: the raw object and its spool record. The running stack
+    // only scans its spool at start-up, so these wait for the restart.
+    const s3 = storesFor({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: stack.s3Endpoint });
+    const mailId = `pending${Date.now()}`;
+    await s3.blobs.put(blobKeys.inbound(mailId), 'Subject: pending\r\n\r\nwas pending\r\n', 'message/rfc822');
+    await s3.blobs.put(`spool/${mailId}.json`, JSON.stringify({ mailId, recipients: [inbox.email], envelopeFrom: 'a@example.com', receivedAt: new Date().toISOString() }), 'application/json');
+    await stack.stop();
+    await stack.restart();
+    const list = await eventually(async () => {
+      const reply = await api('GET', `/v1/inboxes/${inbox.id}/messages`);
+      return reply.body.total === 1 ? reply.body : null;
+    }, 20_000, 'the spooled message after restart');
+    expect(list.messages[0].subject).toBe('pending');
+    expect(await s3.blobs.list('spool/')).toEqual([]);
+    expect(await s3.blobs.list('inbound/')).toEqual([]);
+  }, 90_000);
+
+  it('past the daily e-mail limit, RCPT gets 452 and nothing more is stored', async () => {
+    const api = http(stack.apiUrl, stack.keys.dev);
+    const inbox = (await api('POST', '/v1/inboxes', {})).body;
+    for (let i = 0; i < 3; i++) await sendMail(stack.smtpPort, { to: inbox.email, subject: `q${i}`, text: 'x' });
+    await eventually(async () => (await api('GET', `/v1/inboxes/${inbox.id}`)).body.message_count === 3, 10_000, '3 messages');
+    await expect(sendMail(stack.smtpPort, { to: inbox.email, subject: 'q3', text: 'x' })).rejects.toMatchObject({ responseCode: 452 });
+    expect((await api('GET', `/v1/inboxes/${inbox.id}`)).body.message_count).toBe(3);
+  });
+});
