@@ -11,6 +11,8 @@ export function localAwsEnv(options: { dynamoEndpoint: string; s3Endpoint: strin
     AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
     // Lambda runs Node 22; the SDK's Node 20 end-of-support notice is noise on this machine.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    // CloudWatch embedded metrics mean nothing on one machine; printed, they would drown the log.
+    POWERTOOLS_METRICS_DISABLED: 'true',
     TABLE_NAME: options.table,
     BUCKET_NAME: options.bucket,
   };

@@ -69,7 +69,8 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
 
   const launch = () =>
     new Promise<void>((resolve, reject) => {
-      child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'local', 'main.ts')], {
+      // `node --import tsx`, not the tsx CLI: the CLI runs the script in a grandchild that a SIGKILL would orphan.
+      child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'local', 'main.ts')], {
         cwd: ROOT,
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
