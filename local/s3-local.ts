@@ -15,11 +15,24 @@ export async function startS3Local(options: { host: string; port: number; direct
     address: options.host,
     port: options.port,
     directory: options.directory,
-    silent: true,
+    silent: process.env.TEMPMAIL_S3_VERBOSE !== '1',
     allowMismatchedSignatures: true,
     vhostBuckets: false,
     configureBuckets: [{ name: options.bucket }],
   });
+  // s3rver's DeleteObject also removes directories it sees empty, with a recursive rm; racing a PutObject into the
+  // same directory, that rm deletes the new object after its PUT succeeded (seen under load: accepted mail lost).
+  // Deleting only the object's own files keeps every PUT durable; empty directories are harmless.
+  const store = server.store as { getResourcePath(bucket: string, key: string, name: string): string };
+  (server.store as { deleteObject(bucket: string, key: string): Promise<void> }).deleteObject = async (bucket: string, key: string) => {
+    await Promise.all(
+      ['object', 'object.md5', 'metadata.json'].map((name) =>
+        fs.promises.unlink(store.getResourcePath(bucket, key, name)).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'ENOENT') throw error;
+        }),
+      ),
+    );
+  };
   await server.run();
   return {
     endpoint: `http://${options.host}:${options.port}`,

@@ -157,8 +157,10 @@ export class LocalMailServer {
     };
     const { blobs } = this.options.ctx.stores;
     // Durable before the 250: the raw mail where SES's S3 action puts it, then the spool record that owes its ingest.
-    await blobs.put(blobKeys.inbound(entry.mailId), raw, 'message/rfc822');
-    await blobs.put(spoolKey(entry.mailId), JSON.stringify(entry), 'application/json');
+    await Promise.all([
+      blobs.put(blobKeys.inbound(entry.mailId), raw, 'message/rfc822'),
+      blobs.put(spoolKey(entry.mailId), JSON.stringify(entry), 'application/json'),
+    ]);
     this.schedule(entry);
   }
 
@@ -174,6 +176,7 @@ export class LocalMailServer {
       try {
         await loadHandler('ingest/handler', this.options.bundleDir)(sesEvent(entry), lambdaContext('ingest'));
         const { blobs } = this.options.ctx.stores;
+        // The spool record goes first: a raw object without one is never re-ingested, only left for clean-up.
         await blobs.delete(spoolKey(entry.mailId));
         await blobs.delete(blobKeys.inbound(entry.mailId));
         return;

@@ -49,10 +49,10 @@ export const handler = async (event: SESEvent): Promise<{ stored: number; droppe
         if (o.outcome === 'stored') stored++;
         else if (o.outcome !== 'duplicate') {
           dropped++;
-          metrics.addDimensions({ reason: o.outcome });
-          metrics.addMetric('MessagesDropped', MetricUnit.Count, 1);
-          metrics.publishStoredMetrics();
-          if (o.outcome === 'quota') metrics.addMetric('QuotaHits', MetricUnit.Count, 1);
+          logger.info('recipient dropped', { reason: o.outcome, mailId: record.ses.mail.messageId });
+          metrics.addMetric(o.outcome === 'quota' ? 'QuotaHits' : 'MessagesDropped', MetricUnit.Count, 1);
+        } else {
+          logger.info('duplicate delivery ignored', { mailId: record.ses.mail.messageId, messageId: o.messageId });
         }
       }
     }

@@ -21,7 +21,7 @@ export interface InboundMail {
   verdicts: AuthVerdicts;
 }
 
-export type DropReason = 'not-our-domain' | 'unknown-inbox' | 'expired-inbox' | 'quota' | 'raw-missing';
+export type DropReason = 'not-our-domain' | 'unknown-inbox' | 'expired-inbox' | 'quota';
 export type RecipientOutcome = { recipient: string; outcome: 'stored' | 'duplicate' | DropReason; messageId?: string };
 
 /** Recipients grouped by the inbox address they deliver to: sub-addresses of one inbox count once. */
@@ -58,7 +58,9 @@ export async function ingestMessage(ctx: AppContext, mail: InboundMail): Promise
 
   const rawKey = blobKeys.inbound(mail.mailId);
   const raw = await ctx.stores.blobs.get(rawKey);
-  if (!raw) return [...outcomes, ...targets.map((t) => ({ recipient: t.recipient, outcome: 'raw-missing' as const }))];
+  // SES's S3 action runs before this one, so a missing object is a fault to retry (and, in the end, to replay from
+  // the dead-letter queue), never a reason to drop mail that was accepted.
+  if (!raw) throw new Error(`raw message ${rawKey} not found`);
   const parsed = await parseMail(raw, { envelopeFrom: mail.envelopeFrom });
   const codes = extractCodes(parsed.subject, parsed.text);
   const links = extractLinks(parsed.html, parsed.text);
@@ -91,7 +93,7 @@ async function storeBlobs(
 ): Promise<MessageRecord> {
   const { blobs } = ctx.stores;
   const raw = blobKeys.raw(inbox.id, messageId);
-  await blobs.copy(rawKey, raw);
+  const copied = blobs.copy(rawKey, raw);
   const attachments: AttachmentRecord[] = await Promise.all(
     parsed.attachments.map(async (a, i) => {
       const id = `att_${i + 1}`;
@@ -106,6 +108,7 @@ async function storeBlobs(
     bodyKey = blobKeys.body(inbox.id, messageId);
     await blobs.put(bodyKey, JSON.stringify({ text: parsed.text, html: parsed.html }), 'application/json');
   }
+  await copied;
   return {
     id: messageId,
     inbox_id: inbox.id,

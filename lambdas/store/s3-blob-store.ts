@@ -4,7 +4,7 @@ import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
-  ListObjectsV2Command,
+  ListObjectsCommand,
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
@@ -21,6 +21,18 @@ export class S3BlobStore implements BlobStore {
 
   private call<T>(fn: () => Promise<T>): Promise<T> {
     return guard('S3', fn);
+  }
+
+  /** S3 documents InternalError as retryable; the local S3 server answers it when a listing races a delete. */
+  private async withRetry<T>(call: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (error) {
+        if ((error as Error).name !== 'InternalError' || attempt >= 4) throw error;
+        await new Promise((r) => setTimeout(r, 50 * attempt));
+      }
+    }
   }
 
   async put(key: string, body: Uint8Array | string, contentType: string): Promise<void> {
@@ -49,15 +61,17 @@ export class S3BlobStore implements BlobStore {
 
   async list(prefix: string): Promise<string[]> {
     const found: string[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.call(() =>
-        this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token })),
+    // ListObjects (v1) with Marker, not v2: the local S3 server makes v2 continuation tokens with DES, which
+    // OpenSSL 3 refuses, so every listing past 1,000 keys failed there. Both are S3 API.
+    for (let marker: string | undefined; ; ) {
+      const page = await this.withRetry(() =>
+        this.call(() => this.s3.send(new ListObjectsCommand({ Bucket: this.bucket, Prefix: prefix, Marker: marker }))),
       );
-      for (const object of page.Contents ?? []) if (object.Key) found.push(object.Key);
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
-    return found;
+      const keys = (page.Contents ?? []).map((o) => o.Key).filter((k): k is string => !!k);
+      found.push(...keys);
+      if (!page.IsTruncated || keys.length === 0) return found;
+      marker = keys[keys.length - 1];
+    }
   }
 
   async deletePrefix(prefix: string): Promise<number> {
