@@ -1,0 +1,44 @@
+/** The typed client against the shared local stack: every endpoint, and errors as typed exceptions. */
+import { TempMailApiError, TempMailClient, TempMailNetworkError } from '../../client';
+import { sendMail } from '../support/mail';
+import { sharedStack } from '../support/shared';
+
+const stack = sharedStack();
+const client = new TempMailClient({ apiKey: stack.keys.enterprise, baseUrl: stack.apiUrl });
+
+it('covers every endpoint', async () => {
+  const created = await client.createInbox({ domain: 'inbox.test', ttl: 300 });
+  expect(created).toMatchObject({ id: expect.stringMatching(/^inbox_/), email: expect.stringMatching(/@inbox\.test$/), ttl: 300 });
+  expect(await client.getInbox(created.id)).toMatchObject({ id: created.id, message_count: 0, status: 'active' });
+  expect(await client.listDomains()).toEqual({ domains: stack.domains });
+  expect((await client.openApi()).openapi).toBe('3.1.0');
+
+  const waiting = client.waitForMessage(created.id, { timeout: 10 });
+  await sendMail(stack.smtpPort, { to: created.email, subject: 'client test', text: 'code 123456' });
+  const waited = await waiting;
+  expect(waited.timed_out).toBe(false);
+  const id = waited.message!.id;
+  expect(waited.message).toMatchObject({ subject: 'client test', codes: ['123456'] });
+
+  const list = await client.listMessages(created.id, { limit: 10 });
+  expect(list).toEqual({ messages: [expect.objectContaining({ id, subject: 'client test' })], total: 1 });
+  expect((await client.getMessage(created.id, id)).text).toContain('code 123456');
+  expect(Buffer.from(await client.getRawMessage(created.id, id)).toString()).toContain('Subject: client test');
+  expect(await client.waitForMessage(created.id, { timeout: 1, after: id })).toEqual({ message: null, timed_out: true });
+  expect(await client.deleteMessage(created.id, id)).toEqual({ deleted: true });
+  expect((await client.getInbox(created.id)).message_count).toBe(0);
+  expect(await client.deleteInbox(created.id)).toEqual({ deleted: true });
+});
+
+it('throws TempMailApiError with the status, the message and the request id', async () => {
+  const error = await client.getInbox('inbox_00000000000000000000').catch((e) => e);
+  expect(error).toBeInstanceOf(TempMailApiError);
+  expect(error).toMatchObject({ status: 404, code: 404, message: 'inbox not found: inbox_00000000000000000000', requestId: expect.any(String) });
+  await expect(client.createInbox({ ttl: 5 })).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/ttl/) });
+  await expect(new TempMailClient({ apiKey: 'nope', baseUrl: stack.apiUrl }).listDomains()).rejects.toMatchObject({ status: 401 });
+  await expect(new TempMailClient({ apiKey: stack.keys.free, baseUrl: stack.apiUrl }).listDomains()).rejects.toMatchObject({ status: 403 });
+});
+
+it('throws TempMailNetworkError when the API cannot be reached', async () => {
+  await expect(new TempMailClient({ apiKey: 'x', baseUrl: 'http://127.0.0.1:1' }).listDomains()).rejects.toBeInstanceOf(TempMailNetworkError);
+});
