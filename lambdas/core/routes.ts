@@ -34,6 +34,12 @@ export const ROUTES: readonly Route[] = [
   { name: 'getOpenApi', method: 'GET', path: '/v1/openapi.json', handler: 'api/get-openapi', auth: false, access: [], summary: 'This API as an OpenAPI 3.1 document' },
 ];
 
+/** The SES ingest function is not a route, but its access is stated here beside theirs. */
+export const INGEST_HANDLER = 'ingest/handler';
+export const INGEST_ACCESS: readonly Access[] = ['table:read', 'table:write', 'bucket:read', 'bucket:write', 'bucket:delete'];
+export const AUTHORIZER_HANDLER = 'api/authorizer';
+export const AUTHORIZER_ACCESS: readonly Access[] = ['table:read'];
+
 export type RouteMatch =
   | { kind: 'route'; route: Route; params: Record<string, string> }
   | { kind: 'method-not-allowed'; allowed: string[] }

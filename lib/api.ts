@@ -1,0 +1,118 @@
+/**
+ * API Gateway REST API built from the route table: one function per route, a REQUEST authorizer on X-API-Key, one
+ * usage plan per paid plan from the plan table, and every gateway response rendered in the API's error format.
+ */
+import { Duration, Stack } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { AUTHORIZER_CACHE_SECONDS, GATEWAY_RESPONSES, THROTTLE_RETRY_AFTER_SECONDS, type GatewayResponseType } from '../lambdas/core/gateway-responses';
+import { BASE_PLANS, burstOf, PAID_PLANS, ratePerSecond, type PlanName } from '../lambdas/core/plans';
+import { AUTHORIZER_ACCESS, AUTHORIZER_HANDLER, ROUTES } from '../lambdas/core/routes';
+import { handlerFunction } from './functions';
+
+export interface ApiProps {
+  table: dynamodb.ITableV2;
+  bucket: s3.IBucket;
+  domains: string[];
+}
+
+const errorTemplate = (status: number, message: string) => JSON.stringify({ error: { code: status, message } });
+const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export class Api extends Construct {
+  readonly restApi: apigw.RestApi;
+  readonly functions: Record<string, lambda.IFunction> = {};
+  readonly usagePlans: Partial<Record<PlanName, apigw.UsagePlan>> = {};
+
+  constructor(scope: Construct, id: string, props: ApiProps) {
+    super(scope, id);
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: logs.RetentionDays.THREE_MONTHS });
+    this.restApi = new apigw.RestApi(this, 'RestApi', {
+      restApiName: `${Stack.of(this).stackName}-api`,
+      description: 'TempMail: disposable inboxes',
+      apiKeySourceType: apigw.ApiKeySourceType.AUTHORIZER,
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: 'prod',
+        accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
+        // No API key or other header in the access log: only the request line, status and ids.
+        accessLogFormat: apigw.AccessLogFormat.jsonWithStandardFields({
+          caller: false, httpMethod: true, ip: true, protocol: true, requestTime: true, resourcePath: true,
+          responseLength: true, status: true, user: false,
+        }),
+        loggingLevel: apigw.MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        tracingEnabled: true,
+      },
+    });
+
+    const authorizerFn = handlerFunction(this, 'Authorizer', { handler: AUTHORIZER_HANDLER, access: AUTHORIZER_ACCESS, ...props, service: 'authorizer' });
+    const authorizer = new apigw.RequestAuthorizer(this, 'KeyAuthorizer', {
+      handler: authorizerFn,
+      identitySources: [apigw.IdentitySource.header('X-API-Key')],
+      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_SECONDS),
+    });
+
+    const byPath = new Map<string, Set<string>>();
+    for (const route of ROUTES) {
+      const fn = handlerFunction(this, `${route.name[0].toUpperCase()}${route.name.slice(1)}Function`, {
+        handler: route.handler,
+        access: route.access,
+        timeoutSeconds: route.timeoutSeconds,
+        ...props,
+        service: route.name,
+      });
+      this.functions[route.name] = fn;
+      const resource = this.restApi.root.resourceForPath(route.path);
+      resource.addMethod(route.method, new apigw.LambdaIntegration(fn), {
+        operationName: route.name,
+        ...(route.auth ? { authorizer, authorizationType: apigw.AuthorizationType.CUSTOM, apiKeyRequired: true } : {}),
+      });
+      (byPath.get(route.path) ?? byPath.set(route.path, new Set()).get(route.path)!).add(route.method);
+    }
+
+    // DESIGN: a wrong method is 405 in the error format. API Gateway would answer 403, so the other verbs of each
+    // resource are mock integrations that answer 405 themselves.
+    for (const [path, methods] of byPath) {
+      const allowed = [...methods].join(', ');
+      const body = errorTemplate(405, `method not allowed; allowed: ${allowed}`);
+      for (const method of ALL_METHODS.filter((m) => !methods.has(m))) {
+        this.restApi.root.resourceForPath(path).addMethod(
+          method,
+          new apigw.MockIntegration({
+            requestTemplates: { 'application/json': '{"statusCode": 405}' },
+            integrationResponses: [{ statusCode: '405', responseTemplates: { 'application/json': body }, responseParameters: { 'method.response.header.Allow': `'${allowed}'` } }],
+          }),
+          { methodResponses: [{ statusCode: '405', responseParameters: { 'method.response.header.Allow': true } }] },
+        );
+      }
+    }
+
+    for (const [type, response] of Object.entries(GATEWAY_RESPONSES) as [GatewayResponseType, { status: number; message: string }][]) {
+      const throttled = type === 'THROTTLED' || type === 'QUOTA_EXCEEDED';
+      this.restApi.addGatewayResponse(`Response${type}`, {
+        type: apigw.ResponseType.of(type),
+        statusCode: String(response.status),
+        templates: { 'application/json': errorTemplate(response.status, response.message) },
+        responseHeaders: {
+          'Content-Type': "'application/json'",
+          'X-Request-Id': 'context.requestId',
+          ...(throttled ? { 'Retry-After': `'${THROTTLE_RETRY_AFTER_SECONDS}'` } : {}),
+        },
+      });
+    }
+
+    for (const plan of PAID_PLANS) {
+      this.usagePlans[plan] = this.restApi.addUsagePlan(`UsagePlan-${plan}`, {
+        name: `${Stack.of(this).stackName}-${plan}`,
+        description: `TempMail ${plan} plan: ${BASE_PLANS[plan].requests_per_minute} requests per minute`,
+        throttle: { rateLimit: ratePerSecond(BASE_PLANS[plan]), burstLimit: burstOf(BASE_PLANS[plan]) },
+        apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
+      });
+    }
+  }
+}

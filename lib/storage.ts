@@ -1,0 +1,58 @@
+/** The one DynamoDB table (TTL, PITR) and the mail bucket (private, encrypted, TLS-only, lifecycle-expired). */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { BASE_PLANS, PLAN_NAMES } from '../lambdas/core/plans';
+import { REMOVAL_GRACE_SECONDS } from '../lambdas/core/inbox';
+
+export interface StorageProps {
+  /** Keep the table from deletion (default true). */
+  deletionProtection?: boolean;
+  /** What happens to table and bucket when the stack is deleted (default RETAIN). */
+  removalPolicy?: RemovalPolicy;
+}
+
+/** Objects outlive the longest inbox a plan allows, plus the removal grace and a day of margin. */
+export const OBJECT_EXPIRY_DAYS =
+  Math.ceil((Math.max(...PLAN_NAMES.map((p) => BASE_PLANS[p].max_ttl_seconds)) + REMOVAL_GRACE_SECONDS) / 86_400) + 1;
+
+export class Storage extends Construct {
+  readonly table: dynamodb.TableV2;
+  readonly bucket: s3.Bucket;
+  readonly accessLogs: s3.Bucket;
+
+  constructor(scope: Construct, id: string, props: StorageProps = {}) {
+    super(scope, id);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    this.table = new dynamodb.TableV2(this, 'Table', {
+      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+      billing: dynamodb.Billing.onDemand(),
+      timeToLiveAttribute: 'expires_at_epoch',
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: props.deletionProtection ?? true,
+      removalPolicy,
+    });
+    this.accessLogs = new s3.Bucket(this, 'AccessLogs', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      lifecycleRules: [{ expiration: Duration.days(90) }],
+      removalPolicy,
+    });
+    this.bucket = new s3.Bucket(this, 'Mail', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      serverAccessLogsBucket: this.accessLogs,
+      serverAccessLogsPrefix: 'mail/',
+      lifecycleRules: [
+        { id: 'inbound', prefix: 'inbound/', expiration: Duration.days(OBJECT_EXPIRY_DAYS) },
+        { id: 'inboxes', prefix: 'inboxes/', expiration: Duration.days(OBJECT_EXPIRY_DAYS) },
+      ],
+      removalPolicy,
+    });
+  }
+}
