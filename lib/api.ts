@@ -13,24 +13,31 @@ import { AUTHORIZER_CACHE_SECONDS, GATEWAY_RESPONSES, THROTTLE_RETRY_AFTER_SECON
 import { BASE_PLANS, burstOf, PAID_PLANS, ratePerSecond, type PlanName } from '../lambdas/core/plans';
 import { AUTHORIZER_ACCESS, AUTHORIZER_HANDLER, ROUTES } from '../lambdas/core/routes';
 import { handlerFunction } from './functions';
+import { acknowledgeNag } from './nag';
 
 export interface ApiProps {
   table: dynamodb.ITableV2;
   bucket: s3.IBucket;
   domains: string[];
+  logRetention?: logs.RetentionDays;
 }
 
-const errorTemplate = (status: number, message: string) => JSON.stringify({ error: { code: status, message } });
-const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+/** The API's error body, as API Gateway itself must render it (the handlers render the same shape). */
+export const errorBody = (status: number, message: string): string => JSON.stringify({ error: { code: status, message } });
+/** Every verb a client could try; those the route table does not define on a resource answer 405. */
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+/** Function construct ids from route names: createInbox → CreateInboxFunction. */
+export const functionId = (routeName: string): string => `${routeName[0].toUpperCase()}${routeName.slice(1)}Function`;
 
 export class Api extends Construct {
   readonly restApi: apigw.RestApi;
   readonly functions: Record<string, lambda.IFunction> = {};
+  readonly authorizerFunction: lambda.IFunction;
   readonly usagePlans: Partial<Record<PlanName, apigw.UsagePlan>> = {};
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
-    const accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: logs.RetentionDays.THREE_MONTHS });
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: props.logRetention ?? logs.RetentionDays.THREE_MONTHS });
     this.restApi = new apigw.RestApi(this, 'RestApi', {
       restApiName: `${Stack.of(this).stackName}-api`,
       description: 'TempMail: disposable inboxes',
@@ -50,7 +57,13 @@ export class Api extends Construct {
       },
     });
 
+    acknowledgeNag(this.restApi, 'AwsSolutions-APIG2');
+    acknowledgeNag(this.restApi, 'AwsSolutions-COG4');
+    acknowledgeNag(this.restApi, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]');
+    acknowledgeNag(this.restApi.deploymentStage, 'AwsSolutions-APIG3');
+
     const authorizerFn = handlerFunction(this, 'Authorizer', { handler: AUTHORIZER_HANDLER, access: AUTHORIZER_ACCESS, ...props, service: 'authorizer' });
+    this.authorizerFunction = authorizerFn;
     const authorizer = new apigw.RequestAuthorizer(this, 'KeyAuthorizer', {
       handler: authorizerFn,
       identitySources: [apigw.IdentitySource.header('X-API-Key')],
@@ -59,7 +72,7 @@ export class Api extends Construct {
 
     const byPath = new Map<string, Set<string>>();
     for (const route of ROUTES) {
-      const fn = handlerFunction(this, `${route.name[0].toUpperCase()}${route.name.slice(1)}Function`, {
+      const fn = handlerFunction(this, functionId(route.name), {
         handler: route.handler,
         access: route.access,
         timeoutSeconds: route.timeoutSeconds,
@@ -68,20 +81,23 @@ export class Api extends Construct {
       });
       this.functions[route.name] = fn;
       const resource = this.restApi.root.resourceForPath(route.path);
-      resource.addMethod(route.method, new apigw.LambdaIntegration(fn), {
+      // allowTestInvoke off: one invoke permission per method (this stage), not a second one for console tests.
+      const method = resource.addMethod(route.method, new apigw.LambdaIntegration(fn, { allowTestInvoke: false }), {
         operationName: route.name,
         ...(route.auth ? { authorizer, authorizationType: apigw.AuthorizationType.CUSTOM, apiKeyRequired: true } : {}),
       });
+      if (!route.auth) acknowledgeNag(method, 'AwsSolutions-APIG4');
       (byPath.get(route.path) ?? byPath.set(route.path, new Set()).get(route.path)!).add(route.method);
     }
 
-    // DESIGN: a wrong method is 405 in the error format. API Gateway would answer 403, so the other verbs of each
-    // resource are mock integrations that answer 405 themselves.
+    // DESIGN: a wrong method is 405 in the error format. API Gateway would answer 403 (rendered as our 404), so the
+    // other verbs of each resource are mock integrations that answer 405 themselves. The integration response has no
+    // selection pattern, so it is the default and answers whatever the mock's status.
     for (const [path, methods] of byPath) {
       const allowed = [...methods].join(', ');
-      const body = errorTemplate(405, `method not allowed; allowed: ${allowed}`);
-      for (const method of ALL_METHODS.filter((m) => !methods.has(m))) {
-        this.restApi.root.resourceForPath(path).addMethod(
+      const body = errorBody(405, `method not allowed; allowed: ${allowed}`);
+      for (const method of HTTP_METHODS.filter((m) => !methods.has(m))) {
+        const mock = this.restApi.root.resourceForPath(path).addMethod(
           method,
           new apigw.MockIntegration({
             requestTemplates: { 'application/json': '{"statusCode": 405}' },
@@ -89,6 +105,7 @@ export class Api extends Construct {
           }),
           { methodResponses: [{ statusCode: '405', responseParameters: { 'method.response.header.Allow': true } }] },
         );
+        acknowledgeNag(mock, 'AwsSolutions-APIG4');
       }
     }
 
@@ -97,10 +114,11 @@ export class Api extends Construct {
       this.restApi.addGatewayResponse(`Response${type}`, {
         type: apigw.ResponseType.of(type),
         statusCode: String(response.status),
-        templates: { 'application/json': errorTemplate(response.status, response.message) },
+        templates: { 'application/json': errorBody(response.status, response.message) },
+        // Header values may only be static or request parameters here, so no X-Request-Id: API Gateway sends its
+        // own x-amzn-RequestId on these answers.
         responseHeaders: {
           'Content-Type': "'application/json'",
-          'X-Request-Id': 'context.requestId',
           ...(throttled ? { 'Retry-After': `'${THROTTLE_RETRY_AFTER_SECONDS}'` } : {}),
         },
       });

@@ -1,25 +1,37 @@
-/** The route table's access levels as IAM actions: each function gets what its route lists, nothing more. */
+/**
+ * The route table's access levels as IAM actions, stated once: each function gets what its access list names on
+ * our one table and bucket, nothing more. Scan is deliberately absent: only admin tooling lists keys.
+ */
 import type { Access } from '../lambdas/core/routes';
 
-export const TABLE_ACTIONS: Record<'table:read' | 'table:write', string[]> = {
-  'table:read': ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'],
+export const TABLE_ACTIONS: Record<'table:read' | 'table:write', readonly string[]> = {
+  'table:read': ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem'],
   'table:write': ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem'],
 };
 
-export const BUCKET_OBJECT_ACTIONS: Record<'bucket:read' | 'bucket:write' | 'bucket:delete', string[]> = {
+export const BUCKET_OBJECT_ACTIONS: Record<'bucket:read' | 'bucket:write' | 'bucket:delete', readonly string[]> = {
   'bucket:read': ['s3:GetObject'],
   'bucket:write': ['s3:PutObject'],
   'bucket:delete': ['s3:DeleteObject'],
 };
 
-export function actionsFor(access: readonly Access[]) {
+export interface ScopedActions {
+  /** On the table ARN. */
+  table: string[];
+  /** On the bucket's objects (arn/*). */
+  objects: string[];
+  /** s3:ListBucket on the bucket ARN. */
+  listBucket: boolean;
+}
+
+export function actionsFor(access: readonly Access[]): ScopedActions {
   const table = new Set<string>();
   const objects = new Set<string>();
   for (const a of access) {
     if (a === 'table:read' || a === 'table:write') TABLE_ACTIONS[a].forEach((x) => table.add(x));
     else BUCKET_OBJECT_ACTIONS[a].forEach((x) => objects.add(x));
   }
-  // Listing the bucket is needed to delete a prefix and to tell "missing" from "forbidden".
+  // Reading needs ListBucket so a missing object is 404 (not 403); deleting an inbox lists its prefix.
   const listBucket = access.includes('bucket:read') || access.includes('bucket:delete');
   return { table: [...table].sort(), objects: [...objects].sort(), listBucket };
 }

@@ -3,19 +3,31 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { BASE_PLANS, PLAN_NAMES } from '../lambdas/core/plans';
 import { REMOVAL_GRACE_SECONDS } from '../lambdas/core/inbox';
+import { BASE_PLANS, PLAN_NAMES } from '../lambdas/core/plans';
+import { blobKeys } from '../lambdas/core/ports';
 
-export interface StorageProps {
-  /** Keep the table from deletion (default true). */
-  deletionProtection?: boolean;
-  /** What happens to table and bucket when the stack is deleted (default RETAIN). */
-  removalPolicy?: RemovalPolicy;
-}
+export const TTL_ATTRIBUTE = 'expires_at_epoch';
 
 /** Objects outlive the longest inbox a plan allows, plus the removal grace and a day of margin. */
 export const OBJECT_EXPIRY_DAYS =
   Math.ceil((Math.max(...PLAN_NAMES.map((p) => BASE_PLANS[p].max_ttl_seconds)) + REMOVAL_GRACE_SECONDS) / 86_400) + 1;
+
+/** The two key prefixes that hold mail: raw drops from SES, and everything filed under an inbox. */
+export const MAIL_PREFIXES = {
+  inbound: blobKeys.INBOUND_PREFIX,
+  // blobKeys.inbox('x') is 'inboxes/x/': its first segment is the prefix every inbox lives under.
+  inboxes: `${blobKeys.inbox('x').split('/')[0]}/`,
+} as const;
+
+export interface StorageProps {
+  /** Keep the table from deletion (default true). */
+  deletionProtection?: boolean;
+  /** What happens to table and buckets when the stack is deleted (default RETAIN). */
+  removalPolicy?: RemovalPolicy;
+  /** Days to keep S3 server access logs (default 90). */
+  accessLogDays?: number;
+}
 
 export class Storage extends Construct {
   readonly table: dynamodb.TableV2;
@@ -29,7 +41,7 @@ export class Storage extends Construct {
       partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
       sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
       billing: dynamodb.Billing.onDemand(),
-      timeToLiveAttribute: 'expires_at_epoch',
+      timeToLiveAttribute: TTL_ATTRIBUTE,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: props.deletionProtection ?? true,
       removalPolicy,
@@ -39,7 +51,7 @@ export class Storage extends Construct {
       encryption: s3.BucketEncryption.S3_MANAGED,
       enforceSSL: true,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
-      lifecycleRules: [{ expiration: Duration.days(90) }],
+      lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(props.accessLogDays ?? 90) }],
       removalPolicy,
     });
     this.bucket = new s3.Bucket(this, 'Mail', {
@@ -49,8 +61,10 @@ export class Storage extends Construct {
       serverAccessLogsBucket: this.accessLogs,
       serverAccessLogsPrefix: 'mail/',
       lifecycleRules: [
-        { id: 'inbound', prefix: 'inbound/', expiration: Duration.days(OBJECT_EXPIRY_DAYS) },
-        { id: 'inboxes', prefix: 'inboxes/', expiration: Duration.days(OBJECT_EXPIRY_DAYS) },
+        { id: 'expire-inbound', prefix: MAIL_PREFIXES.inbound, expiration: Duration.days(OBJECT_EXPIRY_DAYS) },
+        { id: 'expire-inboxes', prefix: MAIL_PREFIXES.inboxes, expiration: Duration.days(OBJECT_EXPIRY_DAYS) },
+        // Multipart uploads are never used on purpose; anything half-written is garbage.
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
       removalPolicy,
     });

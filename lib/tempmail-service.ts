@@ -1,56 +1,73 @@
 /** TempMailService: the whole service as one construct, for this repository's stack or a customer's own. */
-import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { CfnOutput, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { PAID_PLANS } from '../lambdas/core/plans';
+import { PAID_PLANS, type PlanName } from '../lambdas/core/plans';
 import { Api } from './api';
 import { MailIngest } from './mail-ingest';
+import { Observability } from './observability';
 import { Storage } from './storage';
 
 export interface TempMailServiceProps {
-  /** The three domains; the first is the default. */
+  /** The domains inboxes can use (the first is the default); mail for them is received by SES. */
   domains: string[];
+  /** A public hosted zone holding the domains: DKIM and MX records are created in it (no lookup: id and name). */
   hostedZone?: { id: string; name: string };
+  /** Make this service's receipt rule set the account's active one. Default false: activation replaces any other. */
   activateReceiptRuleSet?: boolean;
+  /** DynamoDB deletion protection. Default true. */
   tableDeletionProtection?: boolean;
+  /** What happens to the table and the buckets when the stack is deleted. Default RETAIN. */
   removalPolicy?: RemovalPolicy;
+  /** Retention of function and access logs. Default one month (functions), three months (API access log). */
+  logRetention?: logs.RetentionDays;
+  /** Put the stack outputs the `tempmail` CLI reads on the enclosing stack. Default true. */
+  outputs?: boolean;
 }
+
+/** Output names the admin CLI reads (cli/aws-admin.ts). */
+export const OUTPUTS = {
+  apiUrl: 'ApiUrl',
+  restApiId: 'RestApiId',
+  tableName: 'TableName',
+  bucketName: 'BucketName',
+  deadLetterQueueUrl: 'DeadLetterQueueUrl',
+  ingestFunctionName: 'IngestFunctionName',
+  usagePlanId: (plan: PlanName) => `UsagePlanId${plan[0].toUpperCase()}${plan.slice(1)}`,
+} as const;
 
 export class TempMailService extends Construct {
   readonly storage: Storage;
   readonly api: Api;
   readonly mail: MailIngest;
+  readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: TempMailServiceProps) {
     super(scope, id);
     if (props.domains.length === 0) throw new Error('TempMailService needs at least one domain');
-    const domains = props.domains.map((d) => d.toLowerCase());
+    const domains = props.domains.map((d) => d.trim().toLowerCase());
     this.storage = new Storage(this, 'Storage', { deletionProtection: props.tableDeletionProtection, removalPolicy: props.removalPolicy });
-    this.api = new Api(this, 'Api', { table: this.storage.table, bucket: this.storage.bucket, domains });
-    this.mail = new MailIngest(this, 'Mail', {
-      table: this.storage.table,
-      bucket: this.storage.bucket,
-      domains,
-      hostedZone: props.hostedZone,
-      activateReceiptRuleSet: props.activateReceiptRuleSet,
-    });
-    new cloudwatch.Alarm(this, 'Api5xxAlarm', {
-      metric: this.api.restApi.metricServerError({ period: Duration.minutes(5) }),
-      threshold: 5,
-      evaluationPeriods: 1,
-      alarmDescription: 'The API answered 5xx',
+    const data = { table: this.storage.table, bucket: this.storage.bucket, domains, logRetention: props.logRetention };
+    this.api = new Api(this, 'Api', data);
+    this.mail = new MailIngest(this, 'Mail', { ...data, hostedZone: props.hostedZone, activateReceiptRuleSet: props.activateReceiptRuleSet });
+    this.observability = new Observability(this, 'Observability', {
+      restApi: this.api.restApi,
+      ingestFunction: this.mail.ingestFunction,
+      deadLetters: this.mail.deadLetters,
     });
 
+    if (props.outputs === false) return;
     // What `tempmail keys` and `tempmail replay` read to find their way around a deployed stack.
     const stack = Stack.of(this);
-    new CfnOutput(stack, 'ApiUrl', { value: `${this.api.restApi.url}v1` });
-    new CfnOutput(stack, 'RestApiId', { value: this.api.restApi.restApiId });
-    new CfnOutput(stack, 'TableName', { value: this.storage.table.tableName });
-    new CfnOutput(stack, 'BucketName', { value: this.storage.bucket.bucketName });
-    new CfnOutput(stack, 'DeadLetterQueueUrl', { value: this.mail.deadLetters.queueUrl });
-    new CfnOutput(stack, 'IngestFunctionName', { value: this.mail.ingestFunction.functionName });
+    const stageUrl = `https://${this.api.restApi.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${this.api.restApi.deploymentStage.stageName}`;
+    new CfnOutput(stack, OUTPUTS.apiUrl, { value: stageUrl, description: 'Base URL without /v1 (TEMPMAIL_API_URL)' });
+    new CfnOutput(stack, OUTPUTS.restApiId, { value: this.api.restApi.restApiId });
+    new CfnOutput(stack, OUTPUTS.tableName, { value: this.storage.table.tableName });
+    new CfnOutput(stack, OUTPUTS.bucketName, { value: this.storage.bucket.bucketName });
+    new CfnOutput(stack, OUTPUTS.deadLetterQueueUrl, { value: this.mail.deadLetters.queueUrl });
+    new CfnOutput(stack, OUTPUTS.ingestFunctionName, { value: this.mail.ingestFunction.functionName });
     for (const plan of PAID_PLANS) {
-      new CfnOutput(stack, `UsagePlanId${plan[0].toUpperCase()}${plan.slice(1)}`, { value: this.api.usagePlans[plan]!.usagePlanId });
+      new CfnOutput(stack, OUTPUTS.usagePlanId(plan), { value: this.api.usagePlans[plan]!.usagePlanId });
     }
   }
 }

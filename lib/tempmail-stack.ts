@@ -1,7 +1,12 @@
-/** The stack a customer deploys with `cdk deploy`, configured from context (cdk.json or -c). */
+/** The stack a customer deploys with `cdk deploy`, configured from context (cdk.json or -c). Environment-agnostic. */
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { TempMailService } from './tempmail-service';
+
+/** Context values arrive as JSON from cdk.json and as strings from `-c key=value`. */
+const flag = (value: unknown, fallback: boolean): boolean => (value === undefined ? fallback : value === true || value === 'true');
+const list = (value: unknown): string[] | undefined =>
+  Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split(',').map((d) => d.trim()).filter(Boolean) : undefined;
 
 export class TempMailStack extends Stack {
   readonly service: TempMailService;
@@ -9,15 +14,15 @@ export class TempMailStack extends Stack {
   constructor(scope: Construct, id: string, props: StackProps = {}) {
     super(scope, id, props);
     const context = (key: string) => this.node.tryGetContext(`tempmail:${key}`);
-    const domains = context('domains');
-    if (!Array.isArray(domains) || domains.length !== 3) throw new Error('context tempmail:domains must list three domains');
+    const domains = list(context('domains'));
+    if (!domains || domains.length !== 3) throw new Error('context tempmail:domains must list three domains');
     const zoneId = context('hostedZoneId');
     const zoneName = context('hostedZoneName');
     this.service = new TempMailService(this, 'TempMail', {
       domains,
-      hostedZone: zoneId && zoneName ? { id: zoneId, name: zoneName } : undefined,
-      activateReceiptRuleSet: context('activateReceiptRuleSet') === true || context('activateReceiptRuleSet') === 'true',
-      tableDeletionProtection: context('tableDeletionProtection') !== false && context('tableDeletionProtection') !== 'false',
+      hostedZone: zoneId && zoneName ? { id: String(zoneId), name: String(zoneName) } : undefined,
+      activateReceiptRuleSet: flag(context('activateReceiptRuleSet'), false),
+      tableDeletionProtection: flag(context('tableDeletionProtection'), true),
     });
   }
 }

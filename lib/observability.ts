@@ -1,0 +1,73 @@
+/**
+ * Alarms and a dashboard: API 5xx, ingest errors, dead letters waiting for replay, and the ingest metrics the
+ * handler emits through Powertools (namespace TempMail, dimension service=ingest).
+ */
+import { Duration } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { METRICS_NAMESPACE } from './functions';
+
+export interface ObservabilityProps {
+  restApi: apigw.RestApi;
+  ingestFunction: lambda.IFunction;
+  deadLetters: sqs.IQueue;
+  /** 5xx answers in five minutes that raise the alarm (default 5). */
+  api5xxThreshold?: number;
+}
+
+/** The metric names lambdas/ingest/handler.ts emits. */
+export const INGEST_METRICS = ['MessagesReceived', 'MessagesDropped', 'QuotaHits'] as const;
+
+export class Observability extends Construct {
+  readonly api5xx: cloudwatch.Alarm;
+  readonly ingestErrors: cloudwatch.Alarm;
+  readonly deadLetterDepth: cloudwatch.Alarm;
+  readonly dashboard: cloudwatch.Dashboard;
+
+  constructor(scope: Construct, id: string, props: ObservabilityProps) {
+    super(scope, id);
+    const fiveMinutes = Duration.minutes(5);
+    this.api5xx = new cloudwatch.Alarm(this, 'Api5xx', {
+      metric: props.restApi.metricServerError({ period: fiveMinutes, statistic: 'Sum' }),
+      threshold: props.api5xxThreshold ?? 5,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: 'The API answered 5xx: look up the request id from the error message in the function logs',
+    });
+    this.ingestErrors = new cloudwatch.Alarm(this, 'IngestErrors', {
+      metric: props.ingestFunction.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: 'The ingest function failed (Lambda retries it; after the retries it goes to the dead-letter queue)',
+    });
+    this.deadLetterDepth = new cloudwatch.Alarm(this, 'DeadLetterDepth', {
+      metric: props.deadLetters.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: 'Mail that failed ingest after retries is waiting in the dead-letter queue: fix the cause, then run tempmail replay',
+    });
+
+    const ingestMetric = (name: string) =>
+      new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap: { service: 'ingest' }, statistic: 'Sum', period: fiveMinutes });
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      widgets: [
+        [
+          new cloudwatch.GraphWidget({ title: 'API requests and errors', left: [props.restApi.metricCount({ period: fiveMinutes }), props.restApi.metricClientError({ period: fiveMinutes }), props.restApi.metricServerError({ period: fiveMinutes })] }),
+          new cloudwatch.GraphWidget({ title: 'API latency (p99)', left: [props.restApi.metricLatency({ period: fiveMinutes, statistic: 'p99' })] }),
+        ],
+        [
+          new cloudwatch.GraphWidget({ title: 'Mail', left: INGEST_METRICS.map(ingestMetric) }),
+          new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: [this.api5xx, this.ingestErrors, this.deadLetterDepth] }),
+        ],
+      ],
+    });
+  }
+}
