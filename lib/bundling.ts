@@ -25,3 +25,28 @@ export const BUNDLING: BundlingOptions = {
   // middy is ESM-only; preferring `module` lets esbuild bundle it (and tree-shake ESM packages) into the CJS output.
   mainFields: ['module', 'main'],
 };
+
+/** Every handler module that deploys as a function: one per route, the authorizer and the SES ingest handler. */
+export function deployedHandlers(routes: readonly { handler: string }[], extra: readonly string[]): string[] {
+  return [...new Set([...routes.map((r) => r.handler), ...extra])];
+}
+
+/**
+ * BUNDLING as esbuild's own build options (what NodejsFunction passes on its command line), for
+ * scripts/bundle-lambdas.ts and the bench. Kept beside BUNDLING so the two cannot drift.
+ */
+export function esbuildOptions(entry: string, outfile: string) {
+  return {
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node' as const,
+    target: BUNDLING.target,
+    format: BUNDLING.format === OutputFormat.ESM ? ('esm' as const) : ('cjs' as const),
+    minify: BUNDLING.minify,
+    sourcemap: BUNDLING.sourceMap,
+    external: [...(BUNDLING.externalModules ?? [])],
+    mainFields: [...(BUNDLING.mainFields ?? [])],
+    logLevel: 'warning' as const,
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * Builds the Lambda bundles exactly as the CDK stack's NodejsFunctions build them (same options, lib/bundling.ts)
+ * into dist/lambdas/<handler>.js, so the local stack can run what deploys: TEMPMAIL_BUNDLE_DIR=dist/lambdas.
+ *
+ *   npx tsx scripts/bundle-lambdas.ts [outDir]
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { deployedHandlers, esbuildOptions } from '../lib/bundling';
+import { handlerEntry } from '../lib/functions';
+import { AUTHORIZER_HANDLER, INGEST_HANDLER, ROUTES } from '../lambdas/core/routes';
+
+export const DEFAULT_BUNDLE_DIR = path.join(__dirname, '..', 'dist', 'lambdas');
+
+export interface BuiltBundle {
+  handler: string;
+  file: string;
+  bytes: number;
+}
+
+export async function bundleLambdas(outDir: string = DEFAULT_BUNDLE_DIR): Promise<BuiltBundle[]> {
+  const handlers = deployedHandlers(ROUTES, [AUTHORIZER_HANDLER, INGEST_HANDLER]);
+  return Promise.all(
+    handlers.map(async (handler) => {
+      const file = path.join(outDir, `${handler}.js`);
+      await build(esbuildOptions(handlerEntry(handler), file));
+      return { handler, file, bytes: fs.statSync(file).size };
+    }),
+  );
+}
+
+if (require.main === module) {
+  const outDir = path.resolve(process.argv[2] ?? DEFAULT_BUNDLE_DIR);
+  const started = performance.now();
+  bundleLambdas(outDir)
+    .then((bundles) => {
+      for (const b of bundles) console.log(`${(b.bytes / 1024).toFixed(1).padStart(8)} KB  ${path.relative(process.cwd(), b.file)}`);
+      console.log(`${bundles.length} bundles in ${Math.round(performance.now() - started)} ms → ${outDir}`);
+    })
+    .catch((error) => {
+      console.error(error);
+      process.exit(1);
+    });
+}
