@@ -2,10 +2,11 @@
 import { CfnOutput, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { PAID_PLANS, type PlanName } from '../lambdas/core/plans';
+import { PAID_PLANS } from '../lambdas/core/plans';
 import { Api } from './api';
 import { MailIngest } from './mail-ingest';
 import { Observability } from './observability';
+import { OUTPUTS } from './outputs';
 import { Storage } from './storage';
 
 export interface TempMailServiceProps {
@@ -25,16 +26,7 @@ export interface TempMailServiceProps {
   outputs?: boolean;
 }
 
-/** Output names the admin CLI reads (cli/aws-admin.ts). */
-export const OUTPUTS = {
-  apiUrl: 'ApiUrl',
-  restApiId: 'RestApiId',
-  tableName: 'TableName',
-  bucketName: 'BucketName',
-  deadLetterQueueUrl: 'DeadLetterQueueUrl',
-  ingestFunctionName: 'IngestFunctionName',
-  usagePlanId: (plan: PlanName) => `UsagePlanId${plan[0].toUpperCase()}${plan.slice(1)}`,
-} as const;
+export { OUTPUTS };
 
 export class TempMailService extends Construct {
   readonly storage: Storage;
