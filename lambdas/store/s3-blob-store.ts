@@ -78,8 +78,8 @@ export class S3BlobStore implements BlobStore {
     const all = await this.list(prefix);
     for (let i = 0; i < all.length; i += 1000) {
       const chunk = all.slice(i, i + 1000);
-      await this.call(() =>
-        this.s3.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: chunk.map((Key) => ({ Key })), Quiet: true } })),
+      await this.withRetry(() =>
+        this.call(() => this.s3.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: chunk.map((Key) => ({ Key })), Quiet: true } }))),
       );
     }
     return all.length;

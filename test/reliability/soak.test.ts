@@ -9,14 +9,16 @@ import { storesFor } from '../support/store';
 
 // The full 20,000 in CI (CI=true); a tenth of it for a quick local `npm test`. SOAK_MESSAGES overrides both.
 const MESSAGES = Number(process.env.SOAK_MESSAGES ?? (process.env.CI ? 20_000 : 2_000));
-const INBOXES = 200;
+const INBOXES = Number(process.env.SOAK_INBOXES ?? 200);
 let stack: StackHandle;
 
 beforeAll(async () => {
   stack = await startStack({ env: { TEMPMAIL_PLAN_OVERRIDES: JSON.stringify({ enterprise: { requests_per_minute: 10_000_000, emails_per_day: 10_000_000 } }) } });
 });
 afterAll(async () => {
-  if (process.env.DEBUG_STACK) console.log(stack.output().slice(-5000));
+  // What the stack logged at warning level or worse, so a failure here can be diagnosed from CI's output.
+  const problems = stack.output().split('\n').filter((l) => /"level":"(WARN|ERROR)"|\[(gateway|smtp|local)\]/.test(l));
+  if (problems.length) console.log(`soak: stack problems (${problems.length}):\n${problems.slice(-20).join('\n').slice(0, 8000)}`);
   await stack.stop();
 });
 
