@@ -37,33 +37,40 @@ async function main(argv: string[]): Promise<void> {
   }
   const dataDir = path.resolve(process.env.TEMPMAIL_DATA_DIR || '.tempmail');
   const stack = values.stack;
+  // The AWS side loads only when asked for, so the local path never needs AWS credentials.
+  const aws = stack ? await import('../cli/aws-admin') : undefined;
+  const ref = { stackName: stack ?? '', region: values.region };
 
   if (group === 'keys' && command === 'create') {
     if (!isPlanName(values.plan)) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}`);
     const plan = values.plan;
-    const issued = await withLocalKeyStore(dataDir, (store) => issueKey(store, plan));
+    const issued = aws ? await aws.createKeyOnAws({ ...ref, plan }) : await withLocalKeyStore(dataDir, (store) => issueKey(store, plan));
     if (values.json) console.log(JSON.stringify({ key: issued.key, plan, account_id: issued.record.account_id, created_at: issued.record.created_at }));
     else console.log(`${issued.key}\n(plan ${plan}, account ${issued.record.account_id}; the key is shown only now)`);
     return;
   }
   if (group === 'keys' && command === 'list') {
-    const keys = await withLocalKeyStore(dataDir, (store) => store.listKeys());
+    const keys = aws ? await aws.listKeysOnAws(ref) : await withLocalKeyStore(dataDir, (store) => store.listKeys());
     if (values.json) console.log(JSON.stringify(keys.map(({ key_hash, hint, plan, account_id, created_at, revoked_at }) => ({ key_hash, hint, plan, account_id, created_at, revoked_at: revoked_at ?? null }))));
     else console.log(keys.length ? keys.map(describe).join('\n') : 'no keys');
     return;
   }
   if (group === 'keys' && command === 'revoke') {
     if (!arg) throw new UsageError('keys revoke needs the key (or its hash from keys list)');
-    const revoked = await withLocalKeyStore(dataDir, (store) => revokeKey(store, arg));
+    const revoked = aws ? await aws.revokeKeyOnAws({ ...ref, key: arg }) : await withLocalKeyStore(dataDir, (store) => revokeKey(store, arg));
     if (!revoked) {
       console.error('no such key');
       process.exitCode = 1;
       return;
     }
-    console.log(`revoked ${revoked.hint}`);
+    console.log(`revoked ${'record' in revoked ? revoked.record.hint : revoked.hint}`);
     return;
   }
-  void stack;
+  if (group === 'replay') {
+    if (!aws) throw new UsageError('replay needs --stack NAME (locally, accepted mail is retried by the stack itself)');
+    console.log(JSON.stringify(await aws.replayDeadLetters(ref)));
+    return;
+  }
   throw new UsageError(`unknown command: ${positionals.join(' ')}`);
 }
 
