@@ -14,7 +14,8 @@ interface Candidate {
 function candidates(source: string, offset: number): Candidate[] {
   const found: Candidate[] = [];
   // Digits (4–8, optionally split once by a space or dash), or 6–10 letters and digits with at least one digit.
-  const pattern = /(?<![\w@./:=?&%-])(\d{3,4}[ -]\d{3,4}|\d{4,8}|(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,5}-?[A-Z0-9]{2,5})(?![\w@/%-]|\.\d|:\d)/g;
+  // A letter may touch the code (HTML made text glues table cells: "code905 331"); a digit or URL character may not.
+  const pattern = /(?<![\d_@./:=?&%-])(\d{3,4}[ -]\d{3,4}|\d{4,8}|(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,5}-?[A-Z0-9]{2,5})(?![\w@/%-]|\.\d|:\d)/g;
   for (const match of source.matchAll(pattern)) {
     const raw = match[0];
     const index = match.index ?? 0;
@@ -29,7 +30,8 @@ function candidates(source: string, offset: number): Candidate[] {
     if (/^\d{6}$/.test(code)) score += 3;
     else if (/^\d+$/.test(code)) score += 2;
     if (/[:：]\s*$/.test(before) || /\bis\s*$/i.test(before)) score += 2;
-    if (!/^\d+$/.test(code) && !CUE.test(around)) continue; // alphanumeric words need a cue
+    // Without a cue word nearby only a 6–8 digit number passes: short numbers and words are too often something else.
+    if (!CUE.test(around) && !/^\d{6,8}$/.test(code)) continue;
     found.push({ code, score, index: offset + index });
   }
   return found;
