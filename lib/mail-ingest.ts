@@ -94,11 +94,15 @@ export class MailIngest extends Construct {
       this.identities.push(identity);
       // Records only for domains the zone can hold; others are published by hand (docs/DEPLOY.md).
       if (!zone || !inZone(domain, zone.zoneName)) return;
+      // SES's DKIM token names are already fully qualified (<token>._domainkey.<domain>), so a plain record set, as
+      // CDK's own EasyDkim does: CnameRecord would append the zone name to them again.
       ([1, 2, 3] as const).forEach((n) => {
-        new route53.CnameRecord(this, `Dkim${i}-${n}`, {
-          zone,
-          recordName: identity[`dkimDnsTokenName${n}`],
-          domainName: identity[`dkimDnsTokenValue${n}`],
+        new route53.CfnRecordSet(this, `Dkim${i}-${n}`, {
+          hostedZoneId: zone.hostedZoneId,
+          name: identity[`dkimDnsTokenName${n}`],
+          type: 'CNAME',
+          resourceRecords: [identity[`dkimDnsTokenValue${n}`]],
+          ttl: '1800',
         });
       });
       new route53.MxRecord(this, `Mx${i}`, {

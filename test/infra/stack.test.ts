@@ -244,6 +244,13 @@ describe('mail ingest', () => {
         ResourceRecords: [{ 'Fn::Join': ['', ['10 inbound-smtp.', { Ref: 'AWS::Region' }, '.amazonaws.com']] }],
       });
     }
+    // DKIM names are SES's own fully qualified token names, used as they are.
+    const cnames = Object.values(zoned.findResources('AWS::Route53::RecordSet', { Properties: { Type: 'CNAME' } }) as Record<string, Resource>);
+    expect(cnames).toHaveLength(domains.length * 3);
+    for (const cname of cnames) {
+      expect(cname.Properties.Name).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/Identity/), expect.stringMatching(/^DkimDNSTokenName[123]$/)] });
+      expect(cname.Properties.ResourceRecords).toEqual([{ 'Fn::GetAtt': [expect.stringMatching(/Identity/), expect.stringMatching(/^DkimDNSTokenValue[123]$/)] }]);
+    }
     const activation = Object.values(zoned.findResources('Custom::AWS') as Record<string, Resource>);
     expect(activation).toHaveLength(1);
     const create = JSON.stringify(activation[0].Properties.Create);
