@@ -1,5 +1,7 @@
 /** The OpenAPI 3.1 document, generated from the route table and the zod contract. */
-import { z, type ZodType } from 'zod';
+// Namespace import: the named `z` export drags every locale of zod into a bundle (~450 KB).
+import * as z from 'zod';
+import type { ZodType } from 'zod';
 import { CONTRACT, type RouteContract } from './contract';
 import { ROUTES } from './routes';
 import { ErrorResponse } from './schemas';

@@ -24,7 +24,7 @@ export interface Route {
 export const ROUTES: readonly Route[] = [
   { name: 'createInbox', method: 'POST', path: '/v1/inboxes', handler: 'api/create-inbox', auth: true, access: ['table:read', 'table:write'], summary: 'Create an inbox' },
   { name: 'getInbox', method: 'GET', path: '/v1/inboxes/{inbox_id}', handler: 'api/get-inbox', auth: true, access: ['table:read'], summary: 'Get an inbox' },
-  { name: 'deleteInbox', method: 'DELETE', path: '/v1/inboxes/{inbox_id}', handler: 'api/delete-inbox', auth: true, access: ['table:read', 'table:write', 'bucket:read', 'bucket:delete'], summary: 'Delete an inbox and all its messages' },
+  { name: 'deleteInbox', method: 'DELETE', path: '/v1/inboxes/{inbox_id}', handler: 'api/delete-inbox', auth: true, access: ['table:read', 'table:write', 'bucket:read', 'bucket:delete'], summary: 'Delete an inbox and all its messages', timeoutSeconds: 29 },
   { name: 'listMessages', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages', handler: 'api/list-messages', auth: true, access: ['table:read'], summary: 'List messages, newest first' },
   { name: 'waitForMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/wait', handler: 'api/wait-for-message', auth: true, access: ['table:read', 'bucket:read'], summary: 'Wait for a message to arrive', timeoutSeconds: 29 },
   { name: 'getMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}', handler: 'api/get-message', auth: true, access: ['table:read', 'bucket:read'], summary: 'Get a full message' },

@@ -87,7 +87,7 @@ describe('with DynamoDB Local run by the test (so it can be stopped)', () => {
     dynamo = await startDynamoDbLocal({ host: '127.0.0.1', port: dynamoPort, dataDir: path.join(dataDir, 'dynamodb') });
     const list = await eventually(async () => {
       const reply = await api('GET', `/v1/inboxes/${inbox.id}/messages`);
-      return reply.status === 200 && reply.body.total === 1 ? reply.body : null;
+      return reply.status === 200 && reply.body.messages.length === 1 ? reply.body : null;
     }, 30_000, 'the message to be stored after recovery');
     expect(list.messages[0].subject).toBe('survives');
   }, 90_000);
@@ -105,7 +105,7 @@ describe('with DynamoDB Local run by the test (so it can be stopped)', () => {
     await stack.restart();
     const list = await eventually(async () => {
       const reply = await api('GET', `/v1/inboxes/${inbox.id}/messages`);
-      return reply.body.total === 1 ? reply.body : null;
+      return reply.body.messages?.length === 1 ? reply.body : null;
     }, 20_000, 'the spooled message after restart');
     expect(list.messages[0].subject).toBe('pending');
     expect(await s3.blobs.list('spool/')).toEqual([]);
