@@ -30,30 +30,34 @@ export class Observability extends Construct {
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
     const fiveMinutes = Duration.minutes(5);
-    this.api5xx = new cloudwatch.Alarm(this, 'Api5xx', {
-      metric: props.restApi.metricServerError({ period: fiveMinutes, statistic: 'Sum' }),
-      threshold: props.api5xxThreshold ?? 5,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: 'The API answered 5xx: look up the request id from the error message in the function logs',
-    });
-    this.ingestErrors = new cloudwatch.Alarm(this, 'IngestErrors', {
-      metric: props.ingestFunction.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: 'The ingest function failed (Lambda retries it; after the retries it goes to the dead-letter queue)',
-    });
-    this.deadLetterDepth = new cloudwatch.Alarm(this, 'DeadLetterDepth', {
-      metric: props.deadLetters.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: 'Mail that failed ingest after retries is waiting in the dead-letter queue: fix the cause, then run tempmail replay',
-    });
+    // Every alarm fires on one breaching five-minute period and stays quiet without data.
+    const alarm = (id: string, metric: cloudwatch.IMetric, threshold: number, alarmDescription: string) =>
+      new cloudwatch.Alarm(this, id, {
+        metric,
+        threshold,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription,
+      });
+    this.api5xx = alarm(
+      'Api5xx',
+      props.restApi.metricServerError({ period: fiveMinutes, statistic: 'Sum' }),
+      props.api5xxThreshold ?? 5,
+      'The API answered 5xx: look up the request id from the error message in the function logs',
+    );
+    this.ingestErrors = alarm(
+      'IngestErrors',
+      props.ingestFunction.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
+      1,
+      'The ingest function failed (Lambda retries it; after the retries it goes to the dead-letter queue)',
+    );
+    this.deadLetterDepth = alarm(
+      'DeadLetterDepth',
+      props.deadLetters.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }),
+      1,
+      'Mail that failed ingest after retries is waiting in the dead-letter queue: fix the cause, then run tempmail replay',
+    );
 
     const ingestMetric = (name: string) =>
       new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap: { service: 'ingest' }, statistic: 'Sum', period: fiveMinutes });
