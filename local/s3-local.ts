@@ -1,44 +1,44 @@
-/** The local S3 server (@20minutes/s3rver), files on disk, in this process. */
-import fs from 'node:fs';
-// s3rver ships no types.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const S3rver = require('@20minutes/s3rver');
+/** Starts the local S3 server (s3-server.ts) in a child process and waits until it serves. */
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { S3ServerOptions } from './s3-server';
 
 export interface S3Local {
   endpoint: string;
   stop(): Promise<void>;
 }
 
-export async function startS3Local(options: { host: string; port: number; directory: string; bucket: string }): Promise<S3Local> {
-  fs.mkdirSync(options.directory, { recursive: true });
-  const server = new S3rver({
-    address: options.host,
-    port: options.port,
-    directory: options.directory,
-    silent: process.env.TEMPMAIL_S3_VERBOSE !== '1',
-    allowMismatchedSignatures: true,
-    vhostBuckets: false,
-    configureBuckets: [{ name: options.bucket }],
+export async function startS3Local(options: S3ServerOptions): Promise<S3Local> {
+  const entry = path.join(__dirname, 's3-server.ts');
+  const child = fork(entry, [JSON.stringify(options)], {
+    execArgv: ['--import', pathToFileURL(require.resolve('tsx')).href],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  // s3rver's DeleteObject also removes directories it sees empty, with a recursive rm; racing a PutObject into the
-  // same directory, that rm deletes the new object after its PUT succeeded (seen under load: accepted mail lost).
-  // Deleting only the object's own files keeps every PUT durable; empty directories are harmless.
-  const store = server.store as { getResourcePath(bucket: string, key: string, name: string): string };
-  (server.store as { deleteObject(bucket: string, key: string): Promise<void> }).deleteObject = async (bucket: string, key: string) => {
-    await Promise.all(
-      ['object', 'object.md5', 'metadata.json'].map((name) =>
-        fs.promises.unlink(store.getResourcePath(bucket, key, name)).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'ENOENT') throw error;
-        }),
-      ),
-    );
-  };
-  await server.run();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the local S3 server did not start in 30 s')), 30_000);
+    child.once('message', (message: { ready?: boolean; error?: string }) => {
+      clearTimeout(timer);
+      if (message.ready) resolve();
+      else reject(new Error(`the local S3 server failed to start: ${message.error}`));
+    });
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error('the local S3 server exited at start-up'));
+    });
+  }).catch((error: Error) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
   return {
     endpoint: `http://${options.host}:${options.port}`,
     async stop() {
-      server.httpServer?.closeAllConnections?.();
-      await server.close().catch(() => undefined);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      await exited;
+      clearTimeout(timer);
     },
   };
 }

@@ -1,17 +1,19 @@
 /**
  * The local stand-in for SES receiving: an SMTP server for the configured domains only. Like SES's receipt rule
  * it stores the raw mail (inbound/<id>) before anything else, and only then answers 250; the ingest handler then
- * runs with an SES-shaped event. A spool record per accepted mail makes ingest retry until it succeeds, also
- * across restarts, so a mail that got a 250 is never lost.
+ * runs with an SES-shaped event. The inbound object is the queue: it carries its envelope in its metadata and is
+ * deleted only once ingest has stored the message, so ingest is retried until it succeeds, also across restarts,
+ * and a mail that got a 250 is never lost.
  */
 import { randomBytes } from 'node:crypto';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { SESEvent } from 'aws-lambda';
 import { inboxAddressFor, isOurDomain } from '../lambdas/core/address';
 import { DependencyUnavailable } from '../lambdas/core/errors';
-import { isExpired, utcDay } from '../lambdas/core/inbox';
+import { utcDay } from '../lambdas/core/inbox';
 import { MAX_MESSAGE_BYTES, MAX_RECIPIENTS } from '../lambdas/core/limits';
 import { blobKeys } from '../lambdas/core/ports';
+import { liveInbox } from '../lambdas/ingest/ingest-message';
 import type { AppContext } from '../lambdas/usecases/context';
 import { lambdaContext, loadHandler } from './handlers';
 
@@ -21,18 +23,29 @@ export interface MailServerOptions {
   ctx: AppContext;
   bundleDir?: string;
   socketTimeoutMs: number;
+  /** Ingests in flight at most; a mail beyond that waits before its 250 (backpressure keeps 250→visible short). */
+  ingestConcurrency: number;
   log: (line: string) => void;
 }
 
-interface SpoolEntry {
+export interface SpoolEntry {
   mailId: string;
   recipients: string[];
   envelopeFrom: string;
   receivedAt: string;
 }
 
+/** Envelopes too large for S3's 2 KB of user metadata (many recipients) go to a spool object beside the mail. */
 const SPOOL_PREFIX = 'spool/';
 const spoolKey = (mailId: string) => `${SPOOL_PREFIX}${mailId}.json`;
+const ENVELOPE_META = 'tempmail-envelope';
+const MAX_META_BYTES = 1_800;
+
+/** The inbound object's metadata: the envelope itself, or a pointer to its spool object. */
+export function envelopeMetadata(entry: SpoolEntry): { metadata: Record<string, string>; spooled: boolean } {
+  const encoded = Buffer.from(JSON.stringify(entry)).toString('base64url');
+  return encoded.length <= MAX_META_BYTES ? { metadata: { [ENVELOPE_META]: encoded }, spooled: false } : { metadata: { [ENVELOPE_META]: 'spool' }, spooled: true };
+}
 
 class SmtpReply extends Error {
   constructor(
@@ -83,9 +96,12 @@ export function sesEvent(entry: SpoolEntry): SESEvent {
 export class LocalMailServer {
   private readonly server: SMTPServer;
   private readonly pending = new Map<string, Promise<void>>();
+  private readonly slots: Semaphore;
+  private readonly startedAt = Date.now();
   private closed = false;
 
   constructor(private readonly options: MailServerOptions) {
+    this.slots = new Semaphore(options.ingestConcurrency);
     this.server = new SMTPServer({
       name: 'tempmail.local',
       banner: 'TempMail local SMTP (SES stand-in)',
@@ -118,7 +134,7 @@ export class LocalMailServer {
       this.server.server.once('error', reject);
       this.server.listen(this.options.port, this.options.host, () => resolve());
     });
-    void this.resumeSpool();
+    void this.resume();
     return (this.server.server.address() as { port: number }).port;
   }
 
@@ -134,10 +150,9 @@ export class LocalMailServer {
     if (!isOurDomain(recipient, ctx.settings.domains)) throw new SmtpReply(550, '5.7.1 Relaying denied: not a domain of this server');
     const inboxAddress = inboxAddressFor(recipient, ctx.settings.domains);
     if (!inboxAddress) throw new SmtpReply(550, '5.1.1 No such mailbox');
-    const id = await ctx.stores.inboxes.inboxIdForAddress(inboxAddress);
-    const inbox = id ? await ctx.stores.inboxes.getInbox(id) : null;
-    if (!inbox) throw new SmtpReply(550, '5.1.1 No such mailbox');
-    if (isExpired(inbox.expires_at_epoch, ctx.now())) throw new SmtpReply(550, '5.1.1 Mailbox expired');
+    const inbox = await liveInbox(ctx, inboxAddress);
+    if (inbox === 'unknown-inbox') throw new SmtpReply(550, '5.1.1 No such mailbox');
+    if (inbox === 'expired-inbox') throw new SmtpReply(550, '5.1.1 Mailbox expired');
     const limit = ctx.settings.plans[inbox.plan].emails_per_day;
     if ((await ctx.stores.inboxes.usage(inbox.account_id, utcDay(ctx.now()))) >= limit) {
       throw new SmtpReply(452, '4.2.2 Daily e-mail limit of this inbox\'s account reached');
@@ -155,51 +170,82 @@ export class LocalMailServer {
       envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
       receivedAt: new Date(this.options.ctx.now()).toISOString(),
     };
-    const { blobs } = this.options.ctx.stores;
-    // Durable before the 250: the raw mail where SES's S3 action puts it, then the spool record that owes its ingest.
-    await Promise.all([
-      blobs.put(blobKeys.inbound(entry.mailId), raw, 'message/rfc822'),
-      blobs.put(spoolKey(entry.mailId), JSON.stringify(entry), 'application/json'),
-    ]);
-    this.schedule(entry);
-  }
-
-  private schedule(entry: SpoolEntry): void {
-    if (this.pending.has(entry.mailId)) return;
-    const run = this.ingestUntilStored(entry).finally(() => this.pending.delete(entry.mailId));
-    this.pending.set(entry.mailId, run);
-  }
-
-  /** Calls the ingest handler until it succeeds, backing off; then the raw and spool objects are done with. */
-  private async ingestUntilStored(entry: SpoolEntry): Promise<void> {
-    for (let attempt = 0; !this.closed; attempt++) {
-      try {
-        await loadHandler('ingest/handler', this.options.bundleDir)(sesEvent(entry), lambdaContext('ingest'));
-        const { blobs } = this.options.ctx.stores;
-        // The spool record goes first: a raw object without one is never re-ingested, only left for clean-up.
-        await blobs.delete(spoolKey(entry.mailId));
-        await blobs.delete(blobKeys.inbound(entry.mailId));
-        return;
-      } catch (error) {
-        const delay = Math.min(10_000, 100 * 2 ** attempt);
-        if (attempt === 0 || attempt % 10 === 0) this.options.log(`[smtp] ingest of ${entry.mailId} failed (${(error as Error).message}); retrying`);
-        await new Promise((r) => setTimeout(r, delay));
-      }
+    const release = await this.slots.acquire();
+    try {
+      const { blobs } = this.options.ctx.stores;
+      // Durable before the 250: the raw mail where SES's S3 action puts it, its envelope with it.
+      const { metadata, spooled } = envelopeMetadata(entry);
+      if (spooled) await blobs.put(spoolKey(entry.mailId), JSON.stringify(entry), 'application/json');
+      await blobs.put(blobKeys.inbound(entry.mailId), raw, 'message/rfc822', metadata);
+      this.schedule(entry, spooled, release);
+    } catch (error) {
+      release();
+      throw error;
     }
   }
 
-  /** After a restart: every spool record still there was accepted but not yet stored. */
-  private async resumeSpool(): Promise<void> {
+  /** `release`: the ingest slot this mail holds; handed back after the first attempt, whatever its outcome. */
+  private schedule(entry: SpoolEntry, spooled: boolean, release: () => void): void {
+    if (this.pending.has(entry.mailId)) return release();
+    const run = this.ingestUntilStored(entry, spooled, release).finally(() => this.pending.delete(entry.mailId));
+    this.pending.set(entry.mailId, run);
+  }
+
+  /** Calls the ingest handler until it succeeds, backing off; then the inbound object is done with. */
+  private async ingestUntilStored(entry: SpoolEntry, spooled: boolean, release: () => void): Promise<void> {
+    try {
+      for (let attempt = 0; !this.closed; attempt++) {
+        try {
+          await loadHandler('ingest/handler', this.options.bundleDir)(sesEvent(entry), lambdaContext('ingest'));
+          const { blobs } = this.options.ctx.stores;
+          // The inbound object goes first: once it is gone the mail is never ingested again.
+          await blobs.delete(blobKeys.inbound(entry.mailId));
+          if (spooled) await blobs.delete(spoolKey(entry.mailId));
+          return;
+        } catch (error) {
+          // A failing dependency should not hold slots that new mail (which would fail too) waits for.
+          release();
+          const delay = Math.min(10_000, 100 * 2 ** attempt);
+          if (attempt === 0 || attempt % 10 === 0) this.options.log(`[smtp] ingest of ${entry.mailId} failed (${(error as Error).message}); retrying`);
+          await new Promise((r) => setTimeout(r, delay));
+        }
+      }
+    } finally {
+      release();
+    }
+  }
+
+  /** After a restart: every inbound object still there was accepted but not yet stored. */
+  private async resume(): Promise<void> {
+    const { blobs } = this.options.ctx.stores;
     for (let attempt = 0; !this.closed; attempt++) {
       try {
-        const { blobs } = this.options.ctx.stores;
+        for (const key of await blobs.list(blobKeys.INBOUND_PREFIX)) {
+          const mailId = key.slice(blobKeys.INBOUND_PREFIX.length);
+          if (this.pending.has(mailId)) continue;
+          const metadata = await blobs.head(key);
+          if (!metadata) continue; // ingested meanwhile
+          const envelope = metadata[ENVELOPE_META];
+          const spooled = !envelope || envelope === 'spool';
+          const spool = spooled ? await blobs.get(spoolKey(mailId)) : null;
+          const entry = spooled ? (spool ? (JSON.parse(spool.toString('utf8')) as SpoolEntry) : null) : (JSON.parse(Buffer.from(envelope, 'base64url').toString('utf8')) as SpoolEntry);
+          if (entry) {
+            this.schedule(entry, spooled, await this.slots.acquire());
+          } else if (!envelope) {
+            // Left by a version that kept envelopes only in spool objects and deleted the spool first: ingested.
+            await blobs.delete(key);
+          } else {
+            this.options.log(`[smtp] ${key} points to a spool object that is missing; left in place`);
+          }
+        }
+        // Spool objects whose mail was stored (the inbound object is deleted first) are done with.
         for (const key of await blobs.list(SPOOL_PREFIX)) {
-          const body = await blobs.get(key);
-          if (body) this.schedule(JSON.parse(body.toString('utf8')) as SpoolEntry);
+          const mailId = key.slice(SPOOL_PREFIX.length, -'.json'.length);
+          if (parseInt(mailId.slice(0, 8), 36) < this.startedAt - 60_000 && !(await blobs.head(blobKeys.inbound(mailId)))) await blobs.delete(key);
         }
         return;
       } catch (error) {
-        this.options.log(`[smtp] spool scan failed (${(error as Error).message}); retrying`);
+        this.options.log(`[smtp] resuming accepted mail failed (${(error as Error).message}); retrying`);
         await new Promise((r) => setTimeout(r, Math.min(10_000, 200 * 2 ** attempt)));
       }
     }
@@ -208,6 +254,25 @@ export class LocalMailServer {
   /** Resolves when every accepted mail has been ingested (tests and benchmarks). */
   async drain(): Promise<void> {
     while (this.pending.size) await Promise.all([...this.pending.values()]);
+  }
+}
+
+/** A counting semaphore; `acquire` resolves with a release function that is safe to call more than once. */
+class Semaphore {
+  private readonly waiting: (() => void)[] = [];
+  constructor(private available: number) {}
+
+  async acquire(): Promise<() => void> {
+    if (this.available > 0) this.available--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.available++;
+    };
   }
 }
 

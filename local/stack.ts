@@ -69,7 +69,7 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
     const apiUrl = await gateway.listen();
     stops.push(() => gateway.close());
 
-    const mail = new LocalMailServer({ host: config.host, port: config.smtpPort, ctx, bundleDir: config.bundleDir, socketTimeoutMs: config.smtpSocketTimeoutMs, log });
+    const mail = new LocalMailServer({ host: config.host, port: config.smtpPort, ctx, bundleDir: config.bundleDir, socketTimeoutMs: config.smtpSocketTimeoutMs, ingestConcurrency: config.ingestConcurrency, log });
     const smtpPort = await mail.listen();
     stops.push(() => mail.close());
 

@@ -25,6 +25,9 @@ export interface InboxRecord {
   message_count: number;
 }
 
+/** What routing mail to an inbox needs; the address claim carries it, so a recipient costs one read. */
+export type InboxRoute = Pick<InboxRecord, 'id' | 'email' | 'account_id' | 'plan' | 'expires_at_epoch'>;
+
 export type Verdict = 'PASS' | 'FAIL' | 'GRAY' | 'PROCESSING_FAILED' | 'DISABLED';
 export interface AuthVerdicts {
   spf: Verdict;

@@ -1,5 +1,5 @@
 /** What the use cases need from storage, as small interfaces: DynamoDB and S3 adapters implement them. */
-import type { ApiKeyRecord, InboxRecord, MessageRecord, MessageSummary } from './model';
+import type { ApiKeyRecord, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from './model';
 
 export interface Page<T> {
   items: T[];
@@ -11,8 +11,8 @@ export interface InboxStore {
   /** Writes the inbox and claims its address atomically; false when the address is held by a live inbox. */
   createInbox(inbox: InboxRecord): Promise<boolean>;
   getInbox(id: string): Promise<InboxRecord | null>;
-  /** The id of the inbox that holds (or, expired, last held) an address; callers check expiry on the inbox. */
-  inboxIdForAddress(address: string): Promise<string | null>;
+  /** The inbox that holds (or, expired, last held) an address, read from its claim; callers check expiry. */
+  inboxForAddress(address: string): Promise<InboxRoute | null>;
   /** Removes the inbox, its address claim and every message item. */
   deleteInbox(inbox: InboxRecord): Promise<void>;
   /** Newest first. */
@@ -25,7 +25,7 @@ export interface InboxStore {
    * 'duplicate' when it is already stored (idempotent ingest); 'quota' when the day's limit is reached;
    * 'gone' when the inbox vanished or expired meanwhile.
    */
-  putMessage(message: MessageRecord, inbox: InboxRecord, day: string, dailyLimit: number): Promise<'stored' | 'duplicate' | 'quota' | 'gone'>;
+  putMessage(message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number): Promise<'stored' | 'duplicate' | 'quota' | 'gone'>;
   deleteMessage(inboxId: string, messageId: string): Promise<boolean>;
   /** E-mails the account received on a UTC day. */
   usage(accountId: string, day: string): Promise<number>;
@@ -41,8 +41,11 @@ export interface KeyStore {
 }
 
 export interface BlobStore {
-  put(key: string, body: Uint8Array | string, contentType: string): Promise<void>;
+  /** `metadata`: S3 user metadata (x-amz-meta-*), at most 2 KB in all. */
+  put(key: string, body: Uint8Array | string, contentType: string, metadata?: Record<string, string>): Promise<void>;
   get(key: string): Promise<Buffer | null>;
+  /** The object's user metadata, or null when there is no such object. */
+  head(key: string): Promise<Record<string, string> | null>;
   copy(fromKey: string, toKey: string): Promise<void>;
   delete(key: string): Promise<void>;
   deletePrefix(prefix: string): Promise<number>;

@@ -7,7 +7,7 @@ import { extractCodes, extractLinks } from '../core/extract';
 import { messageIdFrom } from '../core/ids';
 import { isExpired, utcDay } from '../core/inbox';
 import { INLINE_BODY_BYTES } from '../core/limits';
-import type { AttachmentRecord, AuthVerdicts, InboxRecord, MessageRecord } from '../core/model';
+import type { AttachmentRecord, AuthVerdicts, InboxRoute, MessageRecord } from '../core/model';
 import { blobKeys } from '../core/ports';
 import type { AppContext } from '../usecases/context';
 import { parseMail, type ParsedMail } from './parse-mail';
@@ -34,9 +34,9 @@ export function inboxAddresses(recipients: string[], domains: readonly string[])
   return byAddress;
 }
 
-async function liveInbox(ctx: AppContext, address: string): Promise<InboxRecord | 'unknown-inbox' | 'expired-inbox'> {
-  const id = await ctx.stores.inboxes.inboxIdForAddress(address);
-  const inbox = id ? await ctx.stores.inboxes.getInbox(id) : null;
+/** The live inbox an inbox address delivers to (ingest, and the SMTP stand-in's RCPT check). */
+export async function liveInbox(ctx: Pick<AppContext, 'stores' | 'now'>, address: string): Promise<InboxRoute | 'unknown-inbox' | 'expired-inbox'> {
+  const inbox = await ctx.stores.inboxes.inboxForAddress(address);
   if (!inbox) return 'unknown-inbox';
   if (isExpired(inbox.expires_at_epoch, ctx.now())) return 'expired-inbox';
   return inbox;
@@ -44,7 +44,7 @@ async function liveInbox(ctx: AppContext, address: string): Promise<InboxRecord 
 
 export async function ingestMessage(ctx: AppContext, mail: InboundMail): Promise<RecipientOutcome[]> {
   const outcomes: RecipientOutcome[] = [];
-  const targets: { recipient: string; inbox: InboxRecord }[] = [];
+  const targets: { recipient: string; inbox: InboxRoute }[] = [];
   const routed = inboxAddresses(mail.recipients, ctx.settings.domains);
   for (const recipient of mail.recipients) {
     if (!inboxAddressFor(recipient, ctx.settings.domains)) outcomes.push({ recipient, outcome: 'not-our-domain' });
@@ -83,7 +83,7 @@ export async function ingestMessage(ctx: AppContext, mail: InboundMail): Promise
 /** Writes the message's objects (raw copy, attachments, large bodies) and returns the item to store. */
 async function storeBlobs(
   ctx: AppContext,
-  inbox: InboxRecord,
+  inbox: InboxRoute,
   messageId: string,
   rawKey: string,
   parsed: ParsedMail,

@@ -11,7 +11,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import type { ApiKeyRecord, InboxRecord, MessageRecord, MessageSummary } from '../core/model';
+import type { ApiKeyRecord, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
 import type { InboxStore, KeyStore, Page } from '../core/ports';
 import { documentClient, tableName } from './clients';
 import { guard } from './guard';
@@ -72,7 +72,14 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
                 // The claim is free when absent or when the inbox holding it has expired.
                 Put: {
                   TableName: this.table,
-                  Item: { ...keys.address(inbox.email), inbox_id: inbox.id, expires_at_epoch: inbox.expires_at_epoch },
+                  // The claim also carries what mail routing needs, so a recipient costs one read.
+                  Item: {
+                    ...keys.address(inbox.email),
+                    inbox_id: inbox.id,
+                    account_id: inbox.account_id,
+                    plan: inbox.plan,
+                    expires_at_epoch: inbox.expires_at_epoch,
+                  },
                   ConditionExpression: 'attribute_not_exists(pk) OR expires_at_epoch <= :now',
                   ExpressionAttributeValues: { ':now': nowEpoch() },
                 },
@@ -94,9 +101,13 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
     return strip<InboxRecord>(out.Item);
   }
 
-  async inboxIdForAddress(address: string): Promise<string | null> {
+  async inboxForAddress(address: string): Promise<InboxRoute | null> {
     const out = await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.address(address), ConsistentRead: true })));
-    return (out.Item?.inbox_id as string | undefined) ?? null;
+    const claim = out.Item as { inbox_id: string; account_id?: string; plan?: InboxRoute['plan']; expires_at_epoch: number } | undefined;
+    if (!claim) return null;
+    // Claims written before they carried the routing fields: read the inbox itself.
+    if (!claim.account_id || !claim.plan) return this.getInbox(claim.inbox_id);
+    return { id: claim.inbox_id, email: address, account_id: claim.account_id, plan: claim.plan, expires_at_epoch: claim.expires_at_epoch };
   }
 
   async deleteInbox(inbox: InboxRecord): Promise<void> {
@@ -189,7 +200,7 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
     return strip<MessageRecord>(out.Item);
   }
 
-  async putMessage(message: MessageRecord, inbox: InboxRecord, day: string, dailyLimit: number) {
+  async putMessage(message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number) {
     const dayEnd = Date.parse(`${day}T00:00:00Z`) / 1000 + 2 * 86_400;
     try {
       await this.call(() =>

@@ -4,6 +4,7 @@ import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsCommand,
   PutObjectCommand,
   type S3Client,
@@ -12,6 +13,9 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { BlobStore } from '../core/ports';
 import { bucketName, s3Client } from './clients';
 import { guard } from './guard';
+
+const isMissing = (error: unknown): boolean =>
+  ['NoSuchKey', 'NotFound'].includes((error as Error).name) || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
 
 export class S3BlobStore implements BlobStore {
   constructor(
@@ -35,8 +39,8 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async put(key: string, body: Uint8Array | string, contentType: string): Promise<void> {
-    await this.call(() => this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType })));
+  async put(key: string, body: Uint8Array | string, contentType: string, metadata?: Record<string, string>): Promise<void> {
+    await this.call(() => this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, Metadata: metadata })));
   }
 
   async get(key: string): Promise<Buffer | null> {
@@ -44,7 +48,17 @@ export class S3BlobStore implements BlobStore {
       const out = await this.call(() => this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key })));
       return Buffer.from(await out.Body!.transformToByteArray());
     } catch (error) {
-      if ((error as Error).name === 'NoSuchKey' || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return null;
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  }
+
+  async head(key: string): Promise<Record<string, string> | null> {
+    try {
+      const out = await this.call(() => this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key })));
+      return out.Metadata ?? {};
+    } catch (error) {
+      if (isMissing(error)) return null;
       throw error;
     }
   }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { freePort } from '../../local/ports';
 import { localAwsEnv, LOCAL_BUCKET, LOCAL_TABLE } from '../../local/aws-env';
-import { sesEvent } from '../../local/smtp';
+import { envelopeMetadata, sesEvent } from '../../local/smtp';
 import { blobKeys } from '../../lambdas/core/ports';
 import { http } from '../support/http';
 import { eventually, sendMail, smtpSession } from '../support/mail';
@@ -95,21 +95,32 @@ describe('with DynamoDB Local run by the test (so it can be stopped)', () => {
   it('a restart resumes mail that was accepted but not yet ingested', async () => {
     const api = http(stack.apiUrl, stack.keys.enterprise);
     const inbox = (await api('POST', '/v1/inboxes', {})).body;
-    // What an accepted-but-unprocessed mail leaves behind: the raw object and its spool record. The running stack
-    // only scans its spool at start-up, so these wait for the restart.
+    // What accepted-but-unprocessed mail leaves behind: the inbound object with its envelope in its metadata, or,
+    // for an envelope too large for metadata, in a spool object beside it. The running stack scans only at
+    // start-up, so these wait for the restart.
     const s3 = storesFor({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: stack.s3Endpoint });
-    const mailId = `pending${Date.now()}`;
-    await s3.blobs.put(blobKeys.inbound(mailId), 'Subject: pending\r\n\r\nwas pending\r\n', 'message/rfc822');
-    await s3.blobs.put(`spool/${mailId}.json`, JSON.stringify({ mailId, recipients: [inbox.email], envelopeFrom: 'a@example.com', receivedAt: new Date().toISOString() }), 'application/json');
+    const envelope = (mailId: string, recipients: string[]) => ({ mailId, recipients, envelopeFrom: 'a@example.com', receivedAt: new Date().toISOString() });
+    const pending = async (mailId: string, subject: string, recipients: string[]) => {
+      const entry = envelope(mailId, recipients);
+      const { metadata, spooled } = envelopeMetadata(entry);
+      if (spooled) await s3.blobs.put(`spool/${mailId}.json`, JSON.stringify(entry), 'application/json');
+      await s3.blobs.put(blobKeys.inbound(mailId), `Subject: ${subject}\r\n\r\nwas pending\r\n`, 'message/rfc822', metadata);
+      return spooled;
+    };
+    const stamp = Date.now().toString(36);
+    expect(await pending(`${stamp}meta`, 'pending in metadata', [inbox.email])).toBe(false);
+    const many = [...Array.from({ length: 60 }, (_, i) => `nobody-${i}-of-a-long-list@tempmail.local`), inbox.email];
+    expect(await pending(`${stamp}spool`, 'pending in spool', many)).toBe(true);
+    // A spool object left after its mail was stored (the inbound object goes first) is cleaned up.
+    await s3.blobs.put(`spool/${(Date.now() - 3_600_000).toString(36)}done.json`, JSON.stringify(envelope('x', [inbox.email])), 'application/json');
     await stack.stop();
     await stack.restart();
     const list = await eventually(async () => {
       const reply = await api('GET', `/v1/inboxes/${inbox.id}/messages`);
-      return reply.body.messages?.length === 1 ? reply.body : null;
-    }, 20_000, 'the spooled message after restart');
-    expect(list.messages[0].subject).toBe('pending');
-    expect(await s3.blobs.list('spool/')).toEqual([]);
-    expect(await s3.blobs.list('inbound/')).toEqual([]);
+      return reply.body.messages?.length === 2 ? reply.body : null;
+    }, 20_000, 'the two pending messages after restart');
+    expect(list.messages.map((m: { subject: string }) => m.subject).sort()).toEqual(['pending in metadata', 'pending in spool']);
+    await eventually(async () => (await s3.blobs.list('inbound/')).length === 0 && (await s3.blobs.list('spool/')).length === 0, 10_000, 'inbound and spool emptied');
   }, 90_000);
 
   it('past the daily e-mail limit, RCPT gets 452 and nothing more is stored', async () => {
