@@ -1,16 +1,15 @@
 /**
- * Shared AWS clients, built once per Lambda container. Endpoints come from the SDK's own settings
+ * Shared AWS client settings and the DynamoDB client, built once per Lambda container (the S3 client lives in
+ * s3-blob-store.ts, so that functions without S3 never load its SDK). Endpoints come from the SDK's own settings
  * (AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_S3 locally), so the same code talks to AWS or the local stand-ins.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
 
 let dynamo: DynamoDBDocumentClient | undefined;
-let s3: S3Client | undefined;
 
 /** Short timeouts and few retries: a dead dependency should become a 503 quickly, not a hung request. */
-const requestHandler = { connectionTimeout: 2_000, requestTimeout: 10_000 };
+export const requestHandler = { connectionTimeout: 2_000, requestTimeout: 10_000 };
 
 export function documentClient(): DynamoDBDocumentClient {
   dynamo ??= DynamoDBDocumentClient.from(new DynamoDBClient({ maxAttempts: 2, requestHandler }), {
@@ -19,13 +18,7 @@ export function documentClient(): DynamoDBDocumentClient {
   return dynamo;
 }
 
-export function s3Client(): S3Client {
-  s3 ??= new S3Client({ forcePathStyle: !!process.env.AWS_ENDPOINT_URL_S3, maxAttempts: 2, requestHandler });
-  return s3;
-}
-
 export const tableName = (): string => process.env.TABLE_NAME ?? 'tempmail';
-export const bucketName = (): string => process.env.BUCKET_NAME ?? 'tempmail';
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 

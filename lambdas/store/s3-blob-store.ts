@@ -7,12 +7,21 @@ import {
   HeadObjectCommand,
   ListObjectsCommand,
   PutObjectCommand,
-  type S3Client,
+  S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { BlobStore } from '../core/ports';
-import { bucketName, s3Client } from './clients';
+import { requestHandler } from './clients';
 import { guard } from './guard';
+
+let s3: S3Client | undefined;
+
+function s3Client(): S3Client {
+  s3 ??= new S3Client({ forcePathStyle: !!process.env.AWS_ENDPOINT_URL_S3, maxAttempts: 2, requestHandler });
+  return s3;
+}
+
+const bucketName = (): string => process.env.BUCKET_NAME ?? 'tempmail';
 
 const isMissing = (error: unknown): boolean =>
   ['NoSuchKey', 'NotFound'].includes((error as Error).name) || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
