@@ -2,7 +2,7 @@
  * Each route's request and response schemas, keyed by the route table's names. Handlers validate with these and
  * the OpenAPI document is generated from them.
  */
-import type { ZodType } from 'zod';
+import type { ZodMiniType as ZodType } from 'zod/mini';
 import * as s from './schemas';
 
 export interface RouteContract {
