@@ -3,7 +3,9 @@
  * concurrent SMTP sessions, and 200 messages of about 200 KB with one attachment; p50/p99 from the 250 reply to
  * the message showing in GET .../messages; RSS after. Beside it, the ceiling: a bare smtp-server that discards.
  */
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { promisify } from 'node:util';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { startStack, type StackHandle } from '../test/support/stack';
@@ -106,6 +108,52 @@ async function run(stack: StackHandle, label: string, count: number, large: bool
   );
 }
 
+/** postfix's `smtp-source`, the load generator the issue's reference figures were taken with, when installed. */
+function hasSmtpSource(): boolean {
+  try {
+    execFileSync('sh', ['-c', 'command -v smtp-source'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** smtp-source: `count` mails with a `bytes` body over SESSIONS sessions to one address; seconds taken. */
+async function smtpSource(port: number, count: number, bytes: number, to: string): Promise<number> {
+  const started = Date.now();
+  const args = ['-s', String(SESSIONS), '-d', '-m', String(count), '-l', String(bytes), '-f', 'bench@example.com', '-t', to, `127.0.0.1:${port}`];
+  await promisify(execFile)('smtp-source', args, { maxBuffer: 1 << 20 });
+  return (Date.now() - started) / 1000;
+}
+
+async function runSmtpSource(stack: StackHandle, label: string, count: number, bytes: number) {
+  const headers = { 'X-API-Key': stack.keys.enterprise };
+  const inbox = (await (await fetch(`${stack.apiUrl}/v1/inboxes`, { method: 'POST', headers })).json()) as { id: string; email: string };
+  const started = Date.now();
+  const seconds = await smtpSource(stack.smtpPort, count, bytes, inbox.email);
+  for (;;) {
+    const { message_count } = (await (await fetch(`${stack.apiUrl}/v1/inboxes/${inbox.id}`, { headers })).json()) as { message_count: number };
+    if (message_count >= count) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const storedSeconds = (Date.now() - started) / 1000;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    logger: false,
+    onData(stream, _session, callback) {
+      stream.on('data', () => undefined);
+      stream.on('end', () => callback());
+    },
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const bare = count / (await smtpSource((server.server.address() as { port: number }).port, count, bytes, 'x@example.com'));
+  await new Promise<void>((r) => server.close(() => r()));
+  console.log(
+    `  ${label.padEnd(28)} accepted ${(count / seconds).toFixed(0).padStart(4)} msg/s, stored ${(count / storedSeconds).toFixed(0).padStart(4)} msg/s | ceiling (discarding smtp-server) ${bare.toFixed(0)} msg/s`,
+  );
+}
+
 async function main() {
   const stack = await startStack({
     env: { TEMPMAIL_PLAN_OVERRIDES: JSON.stringify({ enterprise: { requests_per_minute: 100_000_000, emails_per_day: 100_000_000 } }), TEMPMAIL_AUTHORIZER_CACHE_SECONDS: '60' },
@@ -118,6 +166,13 @@ async function main() {
     if (large > 0) await run(stack, `${large.toLocaleString('en')} × ~200 KB + attachment`, large, true);
     // Light load, as a test suite makes it: one session, one mail at a time.
     await run(stack, '200 × ~2 KB, one session', 200, false, 1);
+    if (hasSmtpSource()) {
+      console.log(`  with postfix's smtp-source (${SESSIONS} sessions, one inbox):`);
+      if (small > 0) await runSmtpSource(stack, `${small.toLocaleString('en')} × 2 KB`, small, 2_048);
+      if (large > 0) await runSmtpSource(stack, `${large.toLocaleString('en')} × 200 KB`, large, 204_800);
+    } else {
+      console.log('  (smtp-source not installed: apt-get install postfix adds the reference load generator)');
+    }
   } finally {
     await stack.stop();
   }
