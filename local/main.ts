@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     await stack.stop();
     process.exit(0);
   };
-  // A server keeps serving: a stray rejection is logged, not fatal (accepted mail is safe in the spool either way).
+  // A server keeps serving: a stray rejection is logged, not fatal (accepted mail is safe in inbound/ either way).
   process.on('unhandledRejection', (reason) => console.error('[local] unhandled rejection:', reason));
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));

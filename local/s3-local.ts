@@ -6,6 +6,8 @@ import type { S3ServerOptions } from './s3-server';
 
 export interface S3Local {
   endpoint: string;
+  /** The server's process (for CPU and memory readings). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -33,6 +35,7 @@ export async function startS3Local(options: S3ServerOptions): Promise<S3Local> {
   });
   return {
     endpoint: `http://${options.host}:${options.port}`,
+    pid: child.pid,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');

@@ -1,0 +1,99 @@
+/**
+ * `npm run bench:storage`: what one storage call costs on the local stand-ins, one call at a time: latency, and the
+ * CPU it takes in this process (the AWS SDK), in DynamoDB Local (Java) and in the S3 server. These are the parts a
+ * received mail is made of (README, Performance), so they bound what ingest can reach on this machine.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import type { MessageRecord } from '../lambdas/core/model';
+import { LOCAL_BUCKET, LOCAL_TABLE, localAwsEnv } from '../local/aws-env';
+import { ensureBucket, ensureTable } from '../local/bootstrap';
+import { startDynamoDbLocal } from '../local/dynamodb-local';
+import { freePort } from '../local/ports';
+import { startS3Local } from '../local/s3-local';
+import { percentile } from './load';
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
+
+/** CPU milliseconds a process has used so far (user + system), from /proc. */
+function cpuMs(pid: number | undefined): number {
+  if (!pid) return 0;
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
+}
+
+/** The java process under DynamoDB Local's shell guard. */
+function childPid(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  return children.length ? Number(children[0]) : undefined;
+}
+
+async function main() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-bench-storage-'));
+  const [dynamoPort, s3Port] = await Promise.all([freePort(), freePort()]);
+  const dynamo = await startDynamoDbLocal({ host: '127.0.0.1', port: dynamoPort, dataDir: path.join(dir, 'dynamodb') });
+  const s3 = await startS3Local({ host: '127.0.0.1', port: s3Port, directory: path.join(dir, 's3'), bucket: LOCAL_BUCKET });
+  try {
+    Object.assign(process.env, localAwsEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, table: LOCAL_TABLE, bucket: LOCAL_BUCKET }));
+    await ensureTable(new DynamoDBClient({}), LOCAL_TABLE);
+    await ensureBucket(new S3Client({ forcePathStyle: true }), LOCAL_BUCKET);
+    const { defaultStores } = await import('../lambdas/store');
+    const { parseMail } = await import('../lambdas/ingest/parse-mail');
+    const stores = defaultStores();
+    const javaPid = childPid(dynamo.process.pid);
+    const now = Math.floor(Date.now() / 1000);
+    const inbox = {
+      id: 'inb_bench', email: 'bench@tempmail.local', account_id: 'acc_bench', plan: 'enterprise' as const,
+      created_at: new Date().toISOString(), expires_at: new Date((now + 3600) * 1000).toISOString(), expires_at_epoch: now + 3600, ttl: 3600, message_count: 0,
+    };
+    await stores.inboxes.createInbox(inbox);
+    const body = Buffer.alloc(2048, 'a');
+    const raw = Buffer.from(`From: a@example.com\r\nTo: ${inbox.email}\r\nSubject: hi\r\n\r\n${'Lorem ipsum dolor sit amet. '.repeat(70)}`);
+    const message = (i: number) =>
+      ({
+        id: `msg_${String(i).padStart(26, '0')}`, inbox_id: inbox.id, from: 'a@example.com', from_name: null, to: inbox.email, subject: 'hi',
+        received_at: new Date().toISOString(), size: raw.length, text: 'x', html: '', attachments: [], codes: [], links: [],
+        auth: { spf: 'DISABLED', dkim: 'DISABLED', dmarc: 'DISABLED', spam: 'DISABLED', virus: 'DISABLED' }, raw_key: 'k',
+      }) as MessageRecord;
+
+    const calls: [string, (i: number) => Promise<unknown>][] = [
+      ['GetItem (address claim)', () => stores.inboxes.inboxForAddress(inbox.email)],
+      ['GetItem (day usage)', () => stores.inboxes.usage(inbox.account_id, '2026-01-01')],
+      ['TransactWriteItems (message)', (i) => stores.inboxes.putMessage(message(i), inbox, '2026-01-01', 1e9)],
+      ['S3 PUT 2 KB + metadata', (i) => stores.blobs.put(`inbound/m${i}`, body, 'message/rfc822', { 'tempmail-envelope': 'x'.repeat(200) })],
+      ['S3 GET 2 KB', (i) => stores.blobs.get(`inbound/m${i}`)],
+      ['S3 COPY', (i) => stores.blobs.copy(`inbound/m${i}`, `inboxes/${inbox.id}/m${i}/raw.eml`)],
+      ['S3 DELETE', (i) => stores.blobs.delete(`inbound/m${i}`)],
+      ['parse 2 KB mail (mailparser)', () => parseMail(raw, { envelopeFrom: 'a@example.com' })],
+    ];
+    console.log(`\nbench:storage — ${CALLS} calls each, one at a time, on this machine (CPU per call: SDK/Node | DynamoDB Local | S3 server)`);
+    for (const [label, call] of calls) {
+      const before = { node: process.cpuUsage(), java: cpuMs(javaPid), s3: cpuMs(s3.pid) };
+      const latencies: number[] = [];
+      for (let i = 0; i < CALLS; i++) {
+        const t = performance.now();
+        await call(i);
+        latencies.push(performance.now() - t);
+      }
+      const node = process.cpuUsage(before.node);
+      latencies.sort((a, b) => a - b);
+      const per = (ms: number) => (ms / CALLS).toFixed(2).padStart(5);
+      console.log(
+        `  ${label.padEnd(30)} p50 ${percentile(latencies, 50).toFixed(2).padStart(5)} ms  p99 ${percentile(latencies, 99).toFixed(2).padStart(6)} ms | CPU ms: ` +
+          `node ${per((node.user + node.system) / 1000)}  java ${per(cpuMs(javaPid) - before.java)}  s3 ${per(cpuMs(s3.pid) - before.s3)}`,
+      );
+    }
+  } finally {
+    await Promise.all([s3.stop(), dynamo.stop()]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
