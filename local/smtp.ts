@@ -58,6 +58,8 @@ class SmtpReply extends Error {
 
 /** SES-like ids: time-ordered, unique. */
 const newMailId = () => `${Date.now().toString(36)}${randomBytes(10).toString('hex')}`;
+/** When a mail id was made (0 for ids of another form: treated as old). */
+const acceptedAt = (mailId: string) => parseInt(mailId.slice(0, 8), 36) || 0;
 
 export function sesEvent(entry: SpoolEntry): SESEvent {
   const disabled = { status: 'DISABLED' };
@@ -222,7 +224,9 @@ export class LocalMailServer {
       try {
         for (const key of await blobs.list(blobKeys.INBOUND_PREFIX)) {
           const mailId = key.slice(blobKeys.INBOUND_PREFIX.length);
-          if (this.pending.has(mailId)) continue;
+          // Mail accepted since this start is scheduled by accept(); resuming it too could re-run an ingest that
+          // already finished and deleted its object.
+          if (this.pending.has(mailId) || acceptedAt(mailId) >= this.startedAt) continue;
           const metadata = await blobs.head(key);
           if (!metadata) continue; // ingested meanwhile
           const envelope = metadata[ENVELOPE_META];
@@ -241,7 +245,7 @@ export class LocalMailServer {
         // Spool objects whose mail was stored (the inbound object is deleted first) are done with.
         for (const key of await blobs.list(SPOOL_PREFIX)) {
           const mailId = key.slice(SPOOL_PREFIX.length, -'.json'.length);
-          if (parseInt(mailId.slice(0, 8), 36) < this.startedAt - 60_000 && !(await blobs.head(blobKeys.inbound(mailId)))) await blobs.delete(key);
+          if (acceptedAt(mailId) < this.startedAt && !(await blobs.head(blobKeys.inbound(mailId)))) await blobs.delete(key);
         }
         return;
       } catch (error) {
