@@ -44,7 +44,8 @@ async function send(port: number, mails: ReturnType<typeof messages>, sessions =
   return { seconds: (Date.now() - started) / 1000, acceptedAt };
 }
 
-async function ceiling(mails: ReturnType<typeof messages>, sessions: number) {
+/** The ceiling: a bare smtp-server that reads each mail and discards it. Runs `load` against its port. */
+async function againstDiscardingServer<T>(load: (port: number) => Promise<T>): Promise<T> {
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
@@ -55,11 +56,15 @@ async function ceiling(mails: ReturnType<typeof messages>, sessions: number) {
     },
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.server.address() as { port: number }).port;
-  const { seconds } = await send(port, mails, sessions);
-  await new Promise<void>((r) => server.close(() => r()));
-  return mails.length / seconds;
+  try {
+    return await load((server.server.address() as { port: number }).port);
+  } finally {
+    await new Promise<void>((r) => server.close(() => r()));
+  }
 }
+
+const ceiling = async (mails: ReturnType<typeof messages>, sessions: number) =>
+  mails.length / (await againstDiscardingServer((port) => send(port, mails, sessions))).seconds;
 
 async function run(stack: StackHandle, label: string, count: number, large: boolean, sessions = SESSIONS) {
   const headers = { 'X-API-Key': stack.keys.enterprise };
@@ -137,18 +142,7 @@ async function runSmtpSource(stack: StackHandle, label: string, count: number, b
     await new Promise((r) => setTimeout(r, 20));
   }
   const storedSeconds = (Date.now() - started) / 1000;
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
-    logger: false,
-    onData(stream, _session, callback) {
-      stream.on('data', () => undefined);
-      stream.on('end', () => callback());
-    },
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const bare = count / (await smtpSource((server.server.address() as { port: number }).port, count, bytes, 'x@example.com'));
-  await new Promise<void>((r) => server.close(() => r()));
+  const bare = count / (await againstDiscardingServer((port) => smtpSource(port, count, bytes, 'x@example.com')));
   console.log(
     `  ${label.padEnd(28)} accepted ${(count / seconds).toFixed(0).padStart(4)} msg/s, stored ${(count / storedSeconds).toFixed(0).padStart(4)} msg/s | ceiling (discarding smtp-server) ${bare.toFixed(0)} msg/s`,
   );
