@@ -1,6 +1,7 @@
 /**
  * Ingest reliability against real DynamoDB Local and S3: SES events processed twice, ingest failing while
- * DynamoDB is down and recovering, spool resumed after a restart, and the daily e-mail limit.
+ * DynamoDB is down and recovering, accepted mail resumed after a restart, old-style address claims, and the daily
+ * e-mail limit.
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -42,6 +43,20 @@ describe('the ingest handler, called twice with one SES event', () => {
       expect(list.total).toBe(1);
       expect(list.messages).toHaveLength(1);
     }
+  });
+
+  it('routes mail through an address claim written before claims carried routing fields', async () => {
+    const api = http(stack.apiUrl, stack.keys.enterprise);
+    const inbox = (await api('POST', '/v1/inboxes', {})).body;
+    const store = storesFor(stack);
+    await store.stripClaimRouting(inbox.email);
+    expect(await store.inboxes.inboxForAddress(inbox.email)).toMatchObject({ id: inbox.id, account_id: expect.any(String), plan: 'enterprise' });
+    await sendMail(stack.smtpPort, { to: inbox.email, subject: 'old claim', text: 'still delivered' });
+    const list = await eventually(async () => {
+      const reply = await api('GET', `/v1/inboxes/${inbox.id}/messages`);
+      return reply.body.messages?.length === 1 ? reply.body : null;
+    }, 10_000, 'the message behind an old-style claim');
+    expect(list.messages[0].subject).toBe('old claim');
   });
 });
 

@@ -30,6 +30,10 @@ export function storesFor(stack: { dynamoEndpoint: string; s3Endpoint: string })
       await doc.send(new UpdateCommand({ TableName: LOCAL_TABLE, Key: keys.inbox(inboxId), UpdateExpression: 'SET expires_at_epoch = :e, expires_at = :iso', ExpressionAttributeValues: { ':e': epoch, ':iso': new Date(epoch * 1000).toISOString() } }));
       await doc.send(new UpdateCommand({ TableName: LOCAL_TABLE, Key: keys.address(email), UpdateExpression: 'SET expires_at_epoch = :e', ExpressionAttributeValues: { ':e': epoch } }));
     },
+    /** Makes an address claim look as claims did before they carried routing fields (inbox id and expiry only). */
+    async stripClaimRouting(email: string) {
+      await doc.send(new UpdateCommand({ TableName: LOCAL_TABLE, Key: keys.address(email), UpdateExpression: 'REMOVE account_id, #plan', ExpressionAttributeNames: { '#plan': 'plan' } }));
+    },
     /** Every item key in the table, raw. */
     async allItemKeys(): Promise<string[]> {
       const out: string[] = [];
