@@ -1,23 +1,27 @@
-/** Starts the local S3 server (s3-server.ts) in a child process and waits until it serves. */
-import { fork } from 'node:child_process';
+/**
+ * Starts the local S3 server (s3-server.ts) in a child process, waits until it serves, and restarts it should it
+ * die on its own (the stack answers 503 / 451 meanwhile, as with any S3 outage, and recovers by itself).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { S3ServerOptions } from './s3-server';
 
 export interface S3Local {
   endpoint: string;
-  /** The server's process (for CPU and memory readings). */
-  pid?: number;
+  /** The server's current process (for CPU and memory readings, and fault tests). */
+  readonly pid: number | undefined;
   stop(): Promise<void>;
 }
 
-export async function startS3Local(options: S3ServerOptions): Promise<S3Local> {
-  const entry = path.join(__dirname, 's3-server.ts');
-  const child = fork(entry, [JSON.stringify(options)], {
+const exitOf = (child: ChildProcess) =>
+  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+async function launch(options: S3ServerOptions): Promise<ChildProcess> {
+  const child = fork(path.join(__dirname, 's3-server.ts'), [JSON.stringify(options)], {
     execArgv: ['--import', pathToFileURL(require.resolve('tsx')).href],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the local S3 server did not start in 30 s')), 30_000);
     child.once('message', (message: { ready?: boolean; error?: string }) => {
@@ -25,7 +29,7 @@ export async function startS3Local(options: S3ServerOptions): Promise<S3Local> {
       if (message.ready) resolve();
       else reject(new Error(`the local S3 server failed to start: ${message.error}`));
     });
-    void exited.then(() => {
+    void exitOf(child).then(() => {
       clearTimeout(timer);
       reject(new Error('the local S3 server exited at start-up'));
     });
@@ -33,14 +37,40 @@ export async function startS3Local(options: S3ServerOptions): Promise<S3Local> {
     child.kill('SIGKILL');
     throw error;
   });
+  return child;
+}
+
+export async function startS3Local(options: S3ServerOptions, log: (line: string) => void = console.error): Promise<S3Local> {
+  let child = await launch(options);
+  let stopping = false;
+  const supervise = (current: ChildProcess) =>
+    void exitOf(current).then(async () => {
+      if (stopping) return;
+      log(`[s3] the S3 server exited (${current.signalCode ?? current.exitCode}); restarting it`);
+      for (let attempt = 0; !stopping; attempt++) {
+        try {
+          child = await launch(options);
+          if (stopping) child.kill('SIGTERM');
+          else supervise(child);
+          return;
+        } catch (error) {
+          log(`[s3] restart failed (${(error as Error).message}); retrying`);
+          await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** attempt)));
+        }
+      }
+    });
+  supervise(child);
   return {
     endpoint: `http://${options.host}:${options.port}`,
-    pid: child.pid,
+    get pid() {
+      return child.pid;
+    },
     async stop() {
+      stopping = true;
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
+      await exitOf(child);
       clearTimeout(timer);
     },
   };

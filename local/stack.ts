@@ -37,11 +37,11 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
   fs.mkdirSync(config.dataDir, { recursive: true });
   const dynamoDir = path.join(config.dataDir, 'dynamodb');
   const s3Dir = path.join(config.dataDir, 's3');
-  const external = (endpoint: string) => Promise.resolve({ endpoint, stop: async () => undefined });
+  const external = (endpoint: string) => Promise.resolve({ endpoint, pid: undefined, stop: async () => undefined });
   const startDynamo = () =>
     config.externalDynamoEndpoint ? external(config.externalDynamoEndpoint) : startDynamoDbLocal({ host: config.host, port: config.dynamoPort, dataDir: dynamoDir });
   const startS3 = () =>
-    config.externalS3Endpoint ? external(config.externalS3Endpoint) : startS3Local({ host: config.host, port: config.s3Port, directory: s3Dir, bucket: LOCAL_BUCKET });
+    config.externalS3Endpoint ? external(config.externalS3Endpoint) : startS3Local({ host: config.host, port: config.s3Port, directory: s3Dir, bucket: LOCAL_BUCKET }, log);
   let dynamo: Pick<DynamoDbLocal, 'endpoint' | 'stop'> | undefined;
   let s3: S3Local | undefined;
   const stops: (() => Promise<void> | void)[] = [];

@@ -10,7 +10,7 @@ import { freePort } from '../../local/ports';
 import { startS3Local, type S3Local } from '../../local/s3-local';
 import { LOCAL_BUCKET } from '../../local/aws-env';
 import { expectError, http } from '../support/http';
-import { eventually, smtpSession } from '../support/mail';
+import { eventually, sendMail, smtpSession } from '../support/mail';
 import { startStack, type StackHandle } from '../support/stack';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-faults-'));
@@ -101,3 +101,37 @@ it('S3 down: DATA gets 451 and nothing is stored; raw reads are 503; all recover
   expect((await api('GET', `/v1/inboxes/${inbox.id}/messages/${message.id}/raw`)).status).toBe(200);
   expect((await api('DELETE', `/v1/inboxes/${inbox.id}`)).status).toBe(200);
 }, 90_000);
+
+/** The stack's S3 server child process, found among its children by its script. */
+function s3ServerPid(stackPid: number): number | undefined {
+  const children = fs.readFileSync(`/proc/${stackPid}/task/${stackPid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  return children.find((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('s3-server.ts');
+    } catch {
+      return false;
+    }
+  });
+}
+
+it('the S3 server process killed outright is restarted by the stack, and mail flows again', async () => {
+  const own = await startStack();
+  try {
+    const api = http(own.apiUrl, own.keys.enterprise);
+    const inbox = (await api('POST', '/v1/inboxes', {})).body;
+    const killed = s3ServerPid(own.pid());
+    expect(killed).toEqual(expect.any(Number));
+    process.kill(killed!, 'SIGKILL');
+    // Until it is back, DATA gets 451 (nothing acknowledged without the raw mail stored); then 250.
+    await eventually(async () => (await sendMail(own.smtpPort, { to: inbox.email, subject: 'after restart', text: 'x' }).then(() => true, () => false)), 30_000, 'SMTP to accept mail again');
+    const list = await eventually(async () => {
+      const reply = await api('GET', `/v1/inboxes/${inbox.id}/messages`);
+      return reply.body.messages?.length === 1 ? reply.body : null;
+    }, 15_000, 'the message stored');
+    expect(list.messages[0].subject).toBe('after restart');
+    expect(s3ServerPid(own.pid())).not.toBe(killed);
+    expect(own.output()).toContain('the S3 server exited');
+  } finally {
+    await own.stop();
+  }
+}, 120_000);
