@@ -13,11 +13,21 @@ function jarDir(): string {
 
 export interface DynamoDbLocal {
   endpoint: string;
-  process: ChildProcess;
+  /** The current process (a shell guard whose child is java), for readings and fault tests. */
+  readonly process: ChildProcess;
   stop(): Promise<void>;
 }
 
-export async function startDynamoDbLocal(options: { host: string; port: number; dataDir?: string }): Promise<DynamoDbLocal> {
+interface Options {
+  host: string;
+  port: number;
+  dataDir?: string;
+}
+
+const exitOf = (child: ChildProcess) =>
+  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+async function launch(options: Options): Promise<ChildProcess> {
   const dir = jarDir();
   const storage = options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'];
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
@@ -46,11 +56,10 @@ export async function startDynamoDbLocal(options: { host: string; port: number; 
   let output = '';
   child.stdout?.on('data', (d) => (output = (output + d).slice(-4000)));
   child.stderr?.on('data', (d) => (output = (output + d).slice(-4000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     await Promise.race([
       waitForPort(options.host, options.port, 30_000),
-      exited.then(() => {
+      exitOf(child).then(() => {
         throw new Error(`DynamoDB Local exited at start-up:\n${output}`);
       }),
     ]);
@@ -58,14 +67,42 @@ export async function startDynamoDbLocal(options: { host: string; port: number; 
     child.kill('SIGKILL');
     throw error;
   }
+  return child;
+}
+
+/** Starts DynamoDB Local and restarts it should it die on its own (the stack answers 503 meanwhile). */
+export async function startDynamoDbLocal(options: Options, log: (line: string) => void = console.error): Promise<DynamoDbLocal> {
+  let child = await launch(options);
+  let stopping = false;
+  const supervise = (current: ChildProcess) =>
+    void exitOf(current).then(async () => {
+      current.stdin?.destroy(); // lets the guard's watcher (cat) see end-of-file and exit too
+      if (stopping) return;
+      log(`[dynamodb] DynamoDB Local exited (${current.signalCode ?? current.exitCode}); restarting it`);
+      for (let attempt = 0; !stopping; attempt++) {
+        try {
+          child = await launch(options);
+          if (stopping) child.kill('SIGTERM');
+          else supervise(child);
+          return;
+        } catch (error) {
+          log(`[dynamodb] restart failed (${(error as Error).message.split('\n')[0]}); retrying`);
+          await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** attempt)));
+        }
+      }
+    });
+  supervise(child);
   return {
     endpoint: `http://${options.host}:${options.port}`,
-    process: child,
+    get process() {
+      return child;
+    },
     async stop() {
+      stopping = true;
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
+      await exitOf(child);
       clearTimeout(timer);
     },
   };

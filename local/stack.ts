@@ -39,7 +39,7 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
   const s3Dir = path.join(config.dataDir, 's3');
   const external = (endpoint: string) => Promise.resolve({ endpoint, pid: undefined, stop: async () => undefined });
   const startDynamo = () =>
-    config.externalDynamoEndpoint ? external(config.externalDynamoEndpoint) : startDynamoDbLocal({ host: config.host, port: config.dynamoPort, dataDir: dynamoDir });
+    config.externalDynamoEndpoint ? external(config.externalDynamoEndpoint) : startDynamoDbLocal({ host: config.host, port: config.dynamoPort, dataDir: dynamoDir }, log);
   const startS3 = () =>
     config.externalS3Endpoint ? external(config.externalS3Endpoint) : startS3Local({ host: config.host, port: config.s3Port, directory: s3Dir, bucket: LOCAL_BUCKET }, log);
   let dynamo: Pick<DynamoDbLocal, 'endpoint' | 'stop'> | undefined;

@@ -102,17 +102,25 @@ it('S3 down: DATA gets 451 and nothing is stored; raw reads are 503; all recover
   expect((await api('DELETE', `/v1/inboxes/${inbox.id}`)).status).toBe(200);
 }, 90_000);
 
-/** The stack's S3 server child process, found among its children by its script. */
-function s3ServerPid(stackPid: number): number | undefined {
-  const children = fs.readFileSync(`/proc/${stackPid}/task/${stackPid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  return children.find((pid) => {
+/** The first process below `parent` (children, then grandchildren) whose argv matches. */
+function descendantPid(parent: number, matches: (argv: string[]) => boolean, depth = 2): number | undefined {
+  const read = (file: string) => {
     try {
-      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('s3-server.ts');
+      return fs.readFileSync(file, 'utf8');
     } catch {
-      return false;
+      return '';
     }
-  });
+  };
+  const children = read(`/proc/${parent}/task/${parent}/children`).trim().split(/\s+/).filter(Boolean).map(Number);
+  for (const pid of children) if (matches(read(`/proc/${pid}/cmdline`).split('\0'))) return pid;
+  if (depth > 1) for (const pid of children) {
+    const found = descendantPid(pid, matches, depth - 1);
+    if (found) return found;
+  }
+  return undefined;
 }
+const s3ServerPid = (stackPid: number) => descendantPid(stackPid, (argv) => argv.some((a) => a.endsWith('s3-server.ts')), 1);
+const javaPid = (stackPid: number) => descendantPid(stackPid, (argv) => argv[0] === 'java' && argv.some((a) => a.endsWith('DynamoDBLocal.jar')));
 
 it('the S3 server process killed outright is restarted by the stack, and mail flows again', async () => {
   const own = await startStack();
@@ -131,6 +139,26 @@ it('the S3 server process killed outright is restarted by the stack, and mail fl
     expect(list.messages[0].subject).toBe('after restart');
     expect(s3ServerPid(own.pid())).not.toBe(killed);
     expect(own.output()).toContain('the S3 server exited');
+  } finally {
+    await own.stop();
+  }
+}, 120_000);
+
+it('DynamoDB Local killed outright is restarted by the stack: the API recovers with its data', async () => {
+  const own = await startStack();
+  try {
+    const api = http(own.apiUrl, own.keys.enterprise);
+    const inbox = (await api('POST', '/v1/inboxes', {})).body;
+    const killed = javaPid(own.pid());
+    expect(killed).toEqual(expect.any(Number));
+    process.kill(killed!, 'SIGKILL');
+    const reply = await eventually(async () => {
+      const r = await api('GET', `/v1/inboxes/${inbox.id}`);
+      return r.status === 200 ? r : null;
+    }, 60_000, 'the API to answer again');
+    expect(reply.body.email).toBe(inbox.email);
+    expect(javaPid(own.pid())).not.toBe(killed);
+    expect(own.output()).toContain('DynamoDB Local exited');
   } finally {
     await own.stop();
   }
