@@ -49,15 +49,18 @@ export async function ingestMessage(ctx: AppContext, mail: InboundMail): Promise
   for (const recipient of mail.recipients) {
     if (!inboxAddressFor(recipient, ctx.settings.domains)) outcomes.push({ recipient, outcome: 'not-our-domain' });
   }
-  for (const [address, recipient] of routed) {
-    const inbox = await liveInbox(ctx, address);
+  const rawKey = blobKeys.inbound(mail.mailId);
+  // The raw mail is read while the recipients are routed: one round trip less before the message is visible.
+  const rawRead = routed.size > 0 ? ctx.stores.blobs.get(rawKey) : Promise.resolve(null);
+  rawRead.catch(() => undefined); // awaited below, or moot when no recipient routes
+  const routes = await Promise.all([...routed].map(async ([address, recipient]) => ({ recipient, inbox: await liveInbox(ctx, address) })));
+  for (const { recipient, inbox } of routes) {
     if (typeof inbox === 'string') outcomes.push({ recipient, outcome: inbox });
     else targets.push({ recipient, inbox });
   }
   if (targets.length === 0) return outcomes;
 
-  const rawKey = blobKeys.inbound(mail.mailId);
-  const raw = await ctx.stores.blobs.get(rawKey);
+  const raw = await rawRead;
   // SES's S3 action runs before this one, so a missing object is a fault to retry (and, in the end, to replay from
   // the dead-letter queue), never a reason to drop mail that was accepted.
   if (!raw) throw new Error(`raw message ${rawKey} not found`);
