@@ -61,7 +61,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
     bundleDir: env.TEMPMAIL_BUNDLE_DIR ? path.resolve(env.TEMPMAIL_BUNDLE_DIR) : undefined,
     sweepIntervalMs: Number(env.TEMPMAIL_SWEEP_INTERVAL_MS || 60_000),
     smtpSocketTimeoutMs: Number(env.TEMPMAIL_SMTP_SOCKET_TIMEOUT_MS || 60_000),
-    ingestConcurrency: Math.max(1, Number(env.TEMPMAIL_INGEST_CONCURRENCY || 8)),
+    ingestConcurrency: Math.max(1, Number(env.TEMPMAIL_INGEST_CONCURRENCY || 2)),
     authorizerCacheSeconds: Number(env.TEMPMAIL_AUTHORIZER_CACHE_SECONDS ?? AUTHORIZER_CACHE_SECONDS),
     printDevKey: env.TEMPMAIL_NO_DEV_KEY !== '1',
   };
