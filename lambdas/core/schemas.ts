@@ -4,7 +4,11 @@
  */
 // zod/mini, the tree-shakable form of zod 4: 19 KB in a bundle instead of 90 KB, which is a tenth of a cold start.
 import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
 import { MAX_PAGE_SIZE, MAX_WAIT_SECONDS, DEFAULT_WAIT_SECONDS } from './limits';
+
+// Full zod registers its English messages; zod/mini leaves every check without its own `error` saying "Invalid input".
+z.config(en());
 
 /** Names a schema in the OpenAPI document's components (and describes it). */
 const named = <T extends z.ZodMiniType>(schema: T, id: string, description?: string): T => schema.check(z.meta({ id, ...(description ? { description } : {}) }));

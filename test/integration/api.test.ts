@@ -95,6 +95,15 @@ describe('POST /v1/inboxes', () => {
   });
 });
 
+describe('query validation messages', () => {
+  it('names the field and what is wrong with it', async () => {
+    const inbox = (await api('POST', '/v1/inboxes', {})).body;
+    expect(expectError(await api('GET', `/v1/inboxes/${inbox.id}/messages?cursor=${'x'.repeat(201)}`), 400)).toBe('cursor: Too big: expected string to have <=200 characters');
+    expect(expectError(await api('GET', `/v1/inboxes/${inbox.id}/messages?limit=0`), 400)).toBe('limit must be an integer from 1 to 100');
+    expect(expectError(await api('GET', `/v1/inboxes/${inbox.id}/messages/wait?from=${'x'.repeat(321)}`), 400)).toMatch(/^from: Too big/);
+  });
+});
+
 describe('GET and DELETE /v1/inboxes/{id}', () => {
   it('returns the inbox with message_count and status', async () => {
     const created = (await api('POST', '/v1/inboxes', { ttl: 300 })).body;
