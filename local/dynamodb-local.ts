@@ -33,7 +33,9 @@ async function launch(options: Options): Promise<ChildProcess> {
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
   // Java runs under a small shell guard: when this process dies, even by SIGKILL, the guard's stdin closes and it
   // kills java, so no DynamoDB Local is ever orphaned holding the port and the data files.
-  const guard = 'exec 3<&0; java "$@" </dev/null & j=$!; trap \'kill $j 2>/dev/null; wait $j; exit 0\' TERM INT; { cat <&3 >/dev/null; kill $j 2>/dev/null; } & wait $j';
+  // Ctrl-C reaches the whole process group: the guard ignores SIGINT (java, started in the background, ignores it
+  // already) and stops java on the SIGTERM its parent sends, so a stop never looks like a crash to the supervisor.
+  const guard = 'exec 3<&0; trap "" INT; java "$@" </dev/null & j=$!; trap \'kill $j 2>/dev/null; wait $j; exit 0\' TERM; { cat <&3 >/dev/null; kill $j 2>/dev/null; } & wait $j';
   const child = spawn(
     'sh',
     [
@@ -74,23 +76,25 @@ async function launch(options: Options): Promise<ChildProcess> {
 export async function startDynamoDbLocal(options: Options, log: (line: string) => void = console.error): Promise<DynamoDbLocal> {
   let child = await launch(options);
   let stopping = false;
+  let relaunching: Promise<void> | undefined;
   const supervise = (current: ChildProcess) =>
-    void exitOf(current).then(async () => {
-      current.stdin?.destroy(); // lets the guard's watcher (cat) see end-of-file and exit too
-      if (stopping) return;
-      log(`[dynamodb] DynamoDB Local exited (${current.signalCode ?? current.exitCode}); restarting it`);
-      for (let attempt = 0; !stopping; attempt++) {
-        try {
-          child = await launch(options);
-          if (stopping) child.kill('SIGTERM');
-          else supervise(child);
-          return;
-        } catch (error) {
-          log(`[dynamodb] restart failed (${(error as Error).message.split('\n')[0]}); retrying`);
-          await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** attempt)));
-        }
+    void exitOf(current).then(() => (relaunching = relaunch(current)));
+  const relaunch = async (current: ChildProcess) => {
+    current.stdin?.destroy(); // lets the guard's watcher (cat) see end-of-file and exit too
+    if (stopping) return;
+    log(`[dynamodb] DynamoDB Local exited (${current.signalCode ?? current.exitCode}); restarting it`);
+    for (let attempt = 0; !stopping; attempt++) {
+      try {
+        child = await launch(options);
+        if (stopping) child.kill('SIGTERM');
+        else supervise(child);
+        return;
+      } catch (error) {
+        log(`[dynamodb] restart failed (${(error as Error).message.split('\n')[0]}); retrying`);
+        await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** attempt)));
       }
-    });
+    }
+  };
   supervise(child);
   return {
     endpoint: `http://${options.host}:${options.port}`,
@@ -99,6 +103,7 @@ export async function startDynamoDbLocal(options: Options, log: (line: string) =
     },
     async stop() {
       stopping = true;
+      await relaunching; // a restart under way finishes (and, seeing `stopping`, kills what it started) first
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 3000);

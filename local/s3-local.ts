@@ -22,6 +22,7 @@ async function launch(options: S3ServerOptions): Promise<ChildProcess> {
     execArgv: ['--import', pathToFileURL(require.resolve('tsx')).href],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  child.on('error', (error) => console.error(`[s3] ${error.message}`)); // a failed fork or IPC write: not fatal here
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the local S3 server did not start in 30 s')), 30_000);
     child.once('message', (message: { ready?: boolean; error?: string }) => {
@@ -43,22 +44,24 @@ async function launch(options: S3ServerOptions): Promise<ChildProcess> {
 export async function startS3Local(options: S3ServerOptions, log: (line: string) => void = console.error): Promise<S3Local> {
   let child = await launch(options);
   let stopping = false;
+  let relaunching: Promise<void> | undefined;
   const supervise = (current: ChildProcess) =>
-    void exitOf(current).then(async () => {
-      if (stopping) return;
-      log(`[s3] the S3 server exited (${current.signalCode ?? current.exitCode}); restarting it`);
-      for (let attempt = 0; !stopping; attempt++) {
-        try {
-          child = await launch(options);
-          if (stopping) child.kill('SIGTERM');
-          else supervise(child);
-          return;
-        } catch (error) {
-          log(`[s3] restart failed (${(error as Error).message}); retrying`);
-          await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** attempt)));
-        }
+    void exitOf(current).then(() => (relaunching = relaunch(current)));
+  const relaunch = async (current: ChildProcess) => {
+    if (stopping) return;
+    log(`[s3] the S3 server exited (${current.signalCode ?? current.exitCode}); restarting it`);
+    for (let attempt = 0; !stopping; attempt++) {
+      try {
+        child = await launch(options);
+        if (stopping) child.kill('SIGTERM');
+        else supervise(child);
+        return;
+      } catch (error) {
+        log(`[s3] restart failed (${(error as Error).message}); retrying`);
+        await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** attempt)));
       }
-    });
+    }
+  };
   supervise(child);
   return {
     endpoint: `http://${options.host}:${options.port}`,
@@ -67,6 +70,7 @@ export async function startS3Local(options: S3ServerOptions, log: (line: string)
     },
     async stop() {
       stopping = true;
+      await relaunching; // a restart under way finishes (and, seeing `stopping`, kills what it started) first
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 3000);

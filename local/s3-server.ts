@@ -53,6 +53,9 @@ if (require.main === module && process.send) {
   const options = JSON.parse(process.argv[2]) as S3ServerOptions;
   process.on('disconnect', () => process.exit(0));
   process.on('SIGTERM', () => process.exit(0));
+  // Ctrl-C reaches the whole process group; the parent decides when this server stops (SIGTERM), so a stop never
+  // looks like a crash to its supervisor.
+  process.on('SIGINT', () => undefined);
   runS3Server(options).then(
     () => process.send!({ ready: true }),
     (error: Error) => {

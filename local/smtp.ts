@@ -58,8 +58,6 @@ class SmtpReply extends Error {
 
 /** SES-like ids: time-ordered, unique. */
 const newMailId = () => `${Date.now().toString(36)}${randomBytes(10).toString('hex')}`;
-/** When a mail id was made (0 for ids of another form: treated as old). */
-const acceptedAt = (mailId: string) => parseInt(mailId.slice(0, 8), 36) || 0;
 
 export function sesEvent(entry: SpoolEntry): SESEvent {
   const disabled = { status: 'DISABLED' };
@@ -99,7 +97,8 @@ export class LocalMailServer {
   private readonly server: SMTPServer;
   private readonly pending = new Map<string, Promise<void>>();
   private readonly slots: Semaphore;
-  private readonly startedAt = Date.now();
+  /** Mail this process accepted: resume() leaves these to accept(), which scheduled them already. */
+  private readonly acceptedHere = new Set<string>();
   private closed = false;
 
   constructor(private readonly options: MailServerOptions) {
@@ -177,43 +176,59 @@ export class LocalMailServer {
       const { blobs } = this.options.ctx.stores;
       // Durable before the 250: the raw mail where SES's S3 action puts it, its envelope with it.
       const { metadata, spooled } = envelopeMetadata(entry);
+      this.acceptedHere.add(entry.mailId);
       if (spooled) await blobs.put(spoolKey(entry.mailId), JSON.stringify(entry), 'application/json');
       await blobs.put(blobKeys.inbound(entry.mailId), raw, 'message/rfc822', metadata);
       this.schedule(entry, spooled, release);
     } catch (error) {
+      this.acceptedHere.delete(entry.mailId);
       release();
       throw error;
     }
   }
 
-  /** `release`: the ingest slot this mail holds; handed back after the first attempt, whatever its outcome. */
+  /** `release`: the ingest slot this mail holds while an attempt runs. */
   private schedule(entry: SpoolEntry, spooled: boolean, release: () => void): void {
     if (this.pending.has(entry.mailId)) return release();
-    const run = this.ingestUntilStored(entry, spooled, release).finally(() => this.pending.delete(entry.mailId));
+    const run = this.ingestUntilStored(entry, spooled, release).finally(() => {
+      this.pending.delete(entry.mailId);
+      this.acceptedHere.delete(entry.mailId);
+    });
     this.pending.set(entry.mailId, run);
   }
 
-  /** Calls the ingest handler until it succeeds, backing off; then the inbound object is done with. */
+  /**
+   * Calls the ingest handler until it succeeds, then deletes the inbound object (and spool object) until that
+   * succeeds: the handler never runs again once it has stored the mail. A slot is held only while an attempt runs,
+   * so retries are bounded like first attempts and a failing dependency does not block new mail behind back-offs.
+   */
   private async ingestUntilStored(entry: SpoolEntry, spooled: boolean, release: () => void): Promise<void> {
+    const { blobs } = this.options.ctx.stores;
+    const steps: [string, () => Promise<unknown>][] = [
+      ['ingest', () => loadHandler('ingest/handler', this.options.bundleDir)(sesEvent(entry), lambdaContext('ingest'))],
+      // The inbound object goes first: once it is gone the mail is never ingested again.
+      ['clean-up', () => blobs.delete(blobKeys.inbound(entry.mailId))],
+      ...(spooled ? [['clean-up', () => blobs.delete(spoolKey(entry.mailId))] as [string, () => Promise<unknown>]] : []),
+    ];
+    let slot: (() => void) | undefined = release;
     try {
-      for (let attempt = 0; !this.closed; attempt++) {
-        try {
-          await loadHandler('ingest/handler', this.options.bundleDir)(sesEvent(entry), lambdaContext('ingest'));
-          const { blobs } = this.options.ctx.stores;
-          // The inbound object goes first: once it is gone the mail is never ingested again.
-          await blobs.delete(blobKeys.inbound(entry.mailId));
-          if (spooled) await blobs.delete(spoolKey(entry.mailId));
-          return;
-        } catch (error) {
-          // A failing dependency should not hold slots that new mail (which would fail too) waits for.
-          release();
-          const delay = Math.min(10_000, 100 * 2 ** attempt);
-          if (attempt === 0 || attempt % 10 === 0) this.options.log(`[smtp] ingest of ${entry.mailId} failed (${(error as Error).message}); retrying`);
-          await new Promise((r) => setTimeout(r, delay));
+      for (const [name, step] of steps) {
+        for (let attempt = 0; ; attempt++) {
+          if (this.closed) return;
+          slot ??= await this.slots.acquire();
+          try {
+            await step();
+            break;
+          } catch (error) {
+            slot();
+            slot = undefined;
+            if (attempt === 0 || attempt % 10 === 0) this.options.log(`[smtp] ${name} of ${entry.mailId} failed (${(error as Error).message}); retrying`);
+            await new Promise((r) => setTimeout(r, Math.min(10_000, 100 * 2 ** attempt)));
+          }
         }
       }
     } finally {
-      release();
+      slot?.();
     }
   }
 
@@ -222,36 +237,44 @@ export class LocalMailServer {
     const { blobs } = this.options.ctx.stores;
     for (let attempt = 0; !this.closed; attempt++) {
       try {
-        for (const key of await blobs.list(blobKeys.INBOUND_PREFIX)) {
-          const mailId = key.slice(blobKeys.INBOUND_PREFIX.length);
-          // Mail accepted since this start is scheduled by accept(); resuming it too could re-run an ingest that
-          // already finished and deleted its object.
-          if (this.pending.has(mailId) || acceptedAt(mailId) >= this.startedAt) continue;
-          const metadata = await blobs.head(key);
-          if (!metadata) continue; // ingested meanwhile
-          const envelope = metadata[ENVELOPE_META];
-          const spooled = !envelope || envelope === 'spool';
-          const spool = spooled ? await blobs.get(spoolKey(mailId)) : null;
-          const entry = spooled ? (spool ? (JSON.parse(spool.toString('utf8')) as SpoolEntry) : null) : (JSON.parse(Buffer.from(envelope, 'base64url').toString('utf8')) as SpoolEntry);
-          if (entry) {
-            this.schedule(entry, spooled, await this.slots.acquire());
-          } else if (!envelope) {
-            // Left by a version that kept envelopes only in spool objects and deleted the spool first: ingested.
-            await blobs.delete(key);
-          } else {
-            this.options.log(`[smtp] ${key} points to a spool object that is missing; left in place`);
-          }
-        }
+        for (const key of await blobs.list(blobKeys.INBOUND_PREFIX)) await this.resumeOne(key);
         // Spool objects whose mail was stored (the inbound object is deleted first) are done with.
         for (const key of await blobs.list(SPOOL_PREFIX)) {
           const mailId = key.slice(SPOOL_PREFIX.length, -'.json'.length);
-          if (acceptedAt(mailId) < this.startedAt && !(await blobs.head(blobKeys.inbound(mailId)))) await blobs.delete(key);
+          if (!this.acceptedHere.has(mailId) && !this.pending.has(mailId) && !(await blobs.head(blobKeys.inbound(mailId)))) await blobs.delete(key);
         }
         return;
       } catch (error) {
         this.options.log(`[smtp] resuming accepted mail failed (${(error as Error).message}); retrying`);
         await new Promise((r) => setTimeout(r, Math.min(10_000, 200 * 2 ** attempt)));
       }
+    }
+  }
+
+  /** One inbound object: scheduled, or (unreadable) logged and left in place; storage outages throw to retry. */
+  private async resumeOne(key: string): Promise<void> {
+    const { blobs } = this.options.ctx.stores;
+    const mailId = key.slice(blobKeys.INBOUND_PREFIX.length);
+    if (this.pending.has(mailId) || this.acceptedHere.has(mailId)) return;
+    const metadata = await blobs.head(key);
+    if (!metadata) return; // ingested meanwhile
+    const envelope = metadata[ENVELOPE_META];
+    const spooled = !envelope || envelope === 'spool';
+    const spool = spooled ? await blobs.get(spoolKey(mailId)) : null;
+    let entry: SpoolEntry | null;
+    try {
+      entry = spooled ? (spool ? (JSON.parse(spool.toString('utf8')) as SpoolEntry) : null) : (JSON.parse(Buffer.from(envelope, 'base64url').toString('utf8')) as SpoolEntry);
+    } catch (error) {
+      this.options.log(`[smtp] ${key}: unreadable envelope (${(error as Error).message}); left in place`);
+      return;
+    }
+    if (entry) {
+      this.schedule(entry, spooled, await this.slots.acquire());
+    } else if (!envelope) {
+      // Left by a version that kept envelopes only in spool objects and deleted the spool first: ingested.
+      await blobs.delete(key);
+    } else {
+      this.options.log(`[smtp] ${key} points to a spool object that is missing; left in place`);
     }
   }
 
