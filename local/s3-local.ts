@@ -6,6 +6,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { S3ServerOptions } from './s3-server';
+import { exitOf, supervise } from './supervisor';
 
 export interface S3Local {
   endpoint: string;
@@ -13,9 +14,6 @@ export interface S3Local {
   readonly pid: number | undefined;
   stop(): Promise<void>;
 }
-
-const exitOf = (child: ChildProcess) =>
-  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
 async function launch(options: S3ServerOptions): Promise<ChildProcess> {
   const child = fork(path.join(__dirname, 's3-server.ts'), [JSON.stringify(options)], {
@@ -42,40 +40,12 @@ async function launch(options: S3ServerOptions): Promise<ChildProcess> {
 }
 
 export async function startS3Local(options: S3ServerOptions, log: (line: string) => void = console.error): Promise<S3Local> {
-  let child = await launch(options);
-  let stopping = false;
-  let relaunching: Promise<void> | undefined;
-  const supervise = (current: ChildProcess) =>
-    void exitOf(current).then(() => (relaunching = relaunch(current)));
-  const relaunch = async (current: ChildProcess) => {
-    if (stopping) return;
-    log(`[s3] the S3 server exited (${current.signalCode ?? current.exitCode}); restarting it`);
-    for (let attempt = 0; !stopping; attempt++) {
-      try {
-        child = await launch(options);
-        if (stopping) child.kill('SIGTERM');
-        else supervise(child);
-        return;
-      } catch (error) {
-        log(`[s3] restart failed (${(error as Error).message}); retrying`);
-        await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** attempt)));
-      }
-    }
-  };
-  supervise(child);
+  const server = await supervise('s3', 'the S3 server', () => launch(options), log);
   return {
     endpoint: `http://${options.host}:${options.port}`,
     get pid() {
-      return child.pid;
+      return server.child.pid;
     },
-    async stop() {
-      stopping = true;
-      await relaunching; // a restart under way finishes (and, seeing `stopping`, kills what it started) first
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exitOf(child);
-      clearTimeout(timer);
-    },
+    stop: () => server.stop(),
   };
 }
