@@ -1,11 +1,35 @@
-/** Jest runs TypeScript through swc; middy ships ESM only, so node_modules/@middy is transformed too. */
-module.exports = {
+/**
+ * Jest runs TypeScript through swc; middy ships ESM only, so node_modules/@middy is transformed too.
+ * Three projects:
+ * - unit: domain and use cases on the embedded store, no stack and no Java (`npm run test:unit`, seconds);
+ * - embedded: everything else against one local stack on the embedded store (the default form);
+ * - dynamodb: the API and ingest files once more against a stack on DynamoDB Local + the S3 server, so that the
+ *   AWS adapters keep being proven end to end.
+ * A project's globalSetup runs only when one of its tests is selected.
+ */
+const base = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
-  testTimeout: 60000,
+};
+
+const withStack = (kind) => ({
+  ...base,
+  displayName: kind,
+  setupFiles: [`<rootDir>/test/support/kinds/${kind}.ts`],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+});
+
+module.exports = {
+  testTimeout: 60000,
+  projects: [
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/contract/embedded.test.ts'] },
+    {
+      ...withStack('embedded'),
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['<rootDir>/test/unit/', '<rootDir>/test/contract/embedded.test.ts'],
+    },
+    { ...withStack('dynamodb'), testMatch: ['<rootDir>/test/integration/api.test.ts', '<rootDir>/test/integration/ingest.test.ts'] },
+  ],
 };

@@ -13,7 +13,7 @@ import { localAwsEnv, LOCAL_BUCKET, LOCAL_TABLE } from '../local/aws-env';
 import { AUTHORIZER_HANDLER, INGEST_HANDLER, ROUTES } from '../lambdas/core/routes';
 import { bundleLambdas } from '../scripts/bundle-lambdas';
 import { eventually, sendMail } from '../test/support/mail';
-import { startStack } from '../test/support/stack';
+import { startStack, type StackHandle } from '../test/support/stack';
 
 const API_BUNDLE_LIMIT_KB = 300;
 const FIRST_REQUEST_TARGET_MS = 100;
@@ -86,7 +86,8 @@ async function main() {
   // Inside the repository, so the external @aws-sdk/* resolve from node_modules as the Lambda runtime provides them.
   const bundleDir = path.join(__dirname, '..', '.bench', 'lambdas');
   const bundles = await bundleLambdas(bundleDir);
-  const stack = await startStack();
+  // The bundles run as Lambda runs them, configured by the environment alone: on the stand-ins, the AWS adapters.
+  const stack = await startStack({ store: 'dynamodb' });
   try {
     // One real inbox with one real message (SMTP → S3 → ingest), so reads answer 200 as in production.
     const headers = { 'X-API-Key': stack.keys.enterprise, 'content-type': 'application/json' };
@@ -100,7 +101,7 @@ async function main() {
     const account = { accountId: await accountOf(stack), plan: 'enterprise' };
 
     const env = {
-      ...localAwsEnv({ dynamoEndpoint: stack.dynamoEndpoint, s3Endpoint: stack.s3Endpoint, table: LOCAL_TABLE, bucket: LOCAL_BUCKET }),
+      ...localAwsEnv({ dynamoEndpoint: stack.dynamoEndpoint!, s3Endpoint: stack.s3Endpoint!, table: LOCAL_TABLE, bucket: LOCAL_BUCKET }),
       TEMPMAIL_DOMAINS: stack.domains.join(','),
     };
     const inboxParams = { inbox_id: inbox.id };
@@ -162,10 +163,10 @@ async function measure(file: string, event: () => unknown, env: Record<string, s
 }
 
 /** The enterprise key's account: the authorizer would put it in the request context. */
-async function accountOf(stack: { dynamoEndpoint: string; s3Endpoint: string; keys: Record<string, string> }): Promise<string> {
+async function accountOf(stack: StackHandle): Promise<string> {
   const { storesFor } = await import('../test/support/store');
   const { hashApiKey } = await import('../lambdas/core/ids');
-  const record = await storesFor(stack).inboxes.getKey(hashApiKey(stack.keys.enterprise));
+  const record = await storesFor(stack).keys.getKey(hashApiKey(stack.keys.enterprise));
   if (!record) throw new Error('the stack has no enterprise key');
   return record.account_id;
 }

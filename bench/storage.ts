@@ -1,15 +1,21 @@
 /**
- * `npm run bench:storage`: what one storage call costs on the local stand-ins, one call at a time: latency, and the
- * CPU it takes in this process (the AWS SDK), in DynamoDB Local (Java) and in the S3 server. These are the parts a
- * received mail is made of (README, Performance), so they bound what ingest can reach on this machine.
+ * `npm run bench:storage`: what one storage call costs, one call at a time, on both adapter sets: the embedded store
+ * (SQLite in this process, each write committed with an fsync; one call at a time, so no group commit helps), and
+ * the stand-ins (latency, and the CPU it takes in this process (the AWS SDK), in DynamoDB Local (Java) and in the S3
+ * server). These are the parts a received mail is made of (README, Performance), so they bound what ingest can reach.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import { appConfig } from '../lambdas/config/app-config';
 import type { MessageRecord } from '../lambdas/core/model';
-import { LOCAL_BUCKET, LOCAL_TABLE, localAwsEnv } from '../local/aws-env';
+import type { Stores } from '../lambdas/core/ports';
+import { standInSettings } from '../lambdas/store/clients';
+import { parseMail } from '../lambdas/ingest/parse-mail';
+import { appContext } from '../lambdas/usecases/context';
+import { LOCAL_BUCKET, LOCAL_TABLE } from '../local/config';
 import { ensureBucket, ensureTable } from '../local/bootstrap';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { freePort } from '../local/ports';
@@ -38,13 +44,23 @@ async function main() {
   const dynamo = await startDynamoDbLocal({ host: '127.0.0.1', port: dynamoPort, dataDir: path.join(dir, 'dynamodb') });
   const s3 = await startS3Local({ host: '127.0.0.1', port: s3Port, directory: path.join(dir, 's3'), bucket: LOCAL_BUCKET });
   try {
-    Object.assign(process.env, localAwsEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, table: LOCAL_TABLE, bucket: LOCAL_BUCKET }));
-    await ensureTable(new DynamoDBClient({}), LOCAL_TABLE);
-    await ensureBucket(new S3Client({ forcePathStyle: true }), LOCAL_BUCKET);
-    const { defaultStores } = await import('../lambdas/store');
-    const { parseMail } = await import('../lambdas/ingest/parse-mail');
-    const stores = defaultStores();
-    const javaPid = childPid(dynamo.process.pid);
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+    const embedded = appContext(appConfig({ store: { kind: 'embedded', dataDir: path.join(dir, 'embedded'), publicUrl: 'http://127.0.0.1' } }));
+    await measure('embedded store (SQLite, in process)', embedded.stores, {});
+    await embedded.stores.close();
+    await ensureTable(new DynamoDBClient(standInSettings(dynamo.endpoint)), LOCAL_TABLE);
+    await ensureBucket(new S3Client({ forcePathStyle: true, ...standInSettings(s3.endpoint) }), LOCAL_BUCKET);
+    const aws = appContext(appConfig({ store: { kind: 'dynamodb', table: LOCAL_TABLE, bucket: LOCAL_BUCKET, endpoints: { dynamodb: dynamo.endpoint, s3: s3.endpoint } } }));
+    await measure('DynamoDB Local + S3 server', aws.stores, { java: childPid(dynamo.process.pid), s3: s3.pid });
+  } finally {
+    await Promise.all([s3.stop(), dynamo.stop()]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function measure(form: string, stores: Stores, pids: { java?: number; s3?: number }) {
+  {
+    const javaPid = pids.java;
     const now = Math.floor(Date.now() / 1000);
     const inbox = {
       id: 'inb_bench', email: 'bench@tempmail.local', account_id: 'acc_bench', plan: 'enterprise' as const,
@@ -61,18 +77,18 @@ async function main() {
       }) as MessageRecord;
 
     const calls: [string, (i: number) => Promise<unknown>][] = [
-      ['GetItem (address claim)', () => stores.inboxes.inboxForAddress(inbox.email)],
-      ['GetItem (day usage)', () => stores.inboxes.usage(inbox.account_id, '2026-01-01')],
-      ['TransactWriteItems (message)', (i) => stores.inboxes.putMessage(message(i), inbox, '2026-01-01', 1e9)],
-      ['S3 PUT 2 KB + metadata', (i) => stores.blobs.put(`inbound/m${i}`, body, 'message/rfc822', { 'tempmail-envelope': 'x'.repeat(200) })],
-      ['S3 GET 2 KB', (i) => stores.blobs.get(`inbound/m${i}`)],
-      ['S3 COPY', (i) => stores.blobs.copy(`inbound/m${i}`, `inboxes/${inbox.id}/m${i}/raw.eml`)],
-      ['S3 DELETE', (i) => stores.blobs.delete(`inbound/m${i}`)],
+      ['read address claim (GetItem)', () => stores.inboxes.inboxForAddress(inbox.email)],
+      ['read day usage (GetItem)', () => stores.inboxes.usage(inbox.account_id, '2026-01-01')],
+      ['put message (TransactWrite)', (i) => stores.inboxes.putMessage(message(i), inbox, '2026-01-01', 1e9)],
+      ['blob PUT 2 KB + metadata', (i) => stores.blobs.put(`inbound/m${i}`, body, 'message/rfc822', { 'tempmail-envelope': 'x'.repeat(200) })],
+      ['blob GET 2 KB', (i) => stores.blobs.get(`inbound/m${i}`)],
+      ['blob COPY', (i) => stores.blobs.copy(`inbound/m${i}`, `inboxes/${inbox.id}/m${i}/raw.eml`)],
+      ['blob DELETE', (i) => stores.blobs.delete(`inbound/m${i}`)],
       ['parse 2 KB mail (mailparser)', () => parseMail(raw, { envelopeFrom: 'a@example.com' })],
     ];
-    console.log(`\nbench:storage — ${CALLS} calls each, one at a time, on this machine (CPU per call: SDK/Node | DynamoDB Local | S3 server)`);
+    console.log(`\nbench:storage, ${form}: ${CALLS} calls each, one at a time, on this machine (CPU per call: Node | DynamoDB Local | S3 server)`);
     for (const [label, call] of calls) {
-      const before = { node: process.cpuUsage(), java: cpuMs(javaPid), s3: cpuMs(s3.pid) };
+      const before = { node: process.cpuUsage(), java: cpuMs(javaPid), s3: cpuMs(pids.s3) };
       const latencies: number[] = [];
       for (let i = 0; i < CALLS; i++) {
         const t = performance.now();
@@ -84,12 +100,9 @@ async function main() {
       const per = (ms: number) => (ms / CALLS).toFixed(2).padStart(5);
       console.log(
         `  ${label.padEnd(30)} p50 ${percentile(latencies, 50).toFixed(2).padStart(5)} ms  p99 ${percentile(latencies, 99).toFixed(2).padStart(6)} ms | CPU ms: ` +
-          `node ${per((node.user + node.system) / 1000)}  java ${per(cpuMs(javaPid) - before.java)}  s3 ${per(cpuMs(s3.pid) - before.s3)}`,
+          `node ${per((node.user + node.system) / 1000)}  java ${per(cpuMs(javaPid) - before.java)}  s3 ${per(cpuMs(pids.s3) - before.s3)}`,
       );
     }
-  } finally {
-    await Promise.all([s3.stop(), dynamo.stop()]);
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isPlanName, PLAN_NAMES } from '../lambdas/core/plans';
 import type { ApiKeyRecord } from '../lambdas/core/model';
-import { issueKey, revokeKey } from '../lambdas/usecases/keys';
-import { withLocalKeyStore } from '../cli/local-admin';
+import { issueKey, listKeys, revokeKey } from '../lambdas/usecases/keys';
+import { withLocalKeys, type LocalTarget } from '../cli/local-admin';
 
 const USAGE = `usage:
   tempmail keys create --plan <${PLAN_NAMES.join('|')}> [--json] [--stack NAME]
@@ -19,6 +19,13 @@ const USAGE = `usage:
   tempmail replay --stack NAME`;
 
 class UsageError extends Error {}
+
+/** Which data the command used, on stderr (stdout carries only the result, so `KEY=$(tempmail keys create …)` works). */
+function said(target: LocalTarget): void {
+  const state = target.running ? 'running stack' : 'stack not running';
+  console.error(`tempmail: ${target.kind} data folder ${target.dataDir} (${state})`);
+  if (!target.existed) console.error(`tempmail: warning: ${target.dataDir} held no TempMail data; is TEMPMAIL_DATA_DIR right?`);
+}
 
 const describe = (k: ApiKeyRecord) =>
   `${k.hint}  plan=${k.plan}  account=${k.account_id}  created=${k.created_at}${k.revoked_at ? `  REVOKED ${k.revoked_at}` : ''}  hash=${k.key_hash}`;
@@ -44,20 +51,28 @@ async function main(argv: string[]): Promise<void> {
   if (group === 'keys' && command === 'create') {
     if (!isPlanName(values.plan)) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}`);
     const plan = values.plan;
-    const issued = aws ? await aws.createKeyOnAws({ ...ref, plan }) : await withLocalKeyStore(dataDir, (store) => issueKey(store, plan));
+    const issued = aws
+      ? await aws.createKeyOnAws({ ...ref, plan })
+      : await withLocalKeys(dataDir, (ctx, target) => (said(target), issueKey(ctx, plan)));
+    if (aws) console.error(`tempmail: stack ${stack}`);
     if (values.json) console.log(JSON.stringify({ key: issued.key, plan, account_id: issued.record.account_id, created_at: issued.record.created_at }));
-    else console.log(`${issued.key}\n(plan ${plan}, account ${issued.record.account_id}; the key is shown only now)`);
+    else {
+      console.log(issued.key);
+      console.error(`(plan ${plan}, account ${issued.record.account_id}; the key is shown only now)`);
+    }
     return;
   }
   if (group === 'keys' && command === 'list') {
-    const keys = aws ? await aws.listKeysOnAws(ref) : await withLocalKeyStore(dataDir, (store) => store.listKeys());
+    const keys = aws ? await aws.listKeysOnAws(ref) : await withLocalKeys(dataDir, (ctx, target) => (said(target), listKeys(ctx)));
+    if (aws) console.error(`tempmail: stack ${stack}`);
     if (values.json) console.log(JSON.stringify(keys.map(({ key_hash, hint, plan, account_id, created_at, revoked_at }) => ({ key_hash, hint, plan, account_id, created_at, revoked_at: revoked_at ?? null }))));
     else console.log(keys.length ? keys.map(describe).join('\n') : 'no keys');
     return;
   }
   if (group === 'keys' && command === 'revoke') {
     if (!arg) throw new UsageError('keys revoke needs the key (or its hash from keys list)');
-    const revoked = aws ? await aws.revokeKeyOnAws({ ...ref, key: arg }) : await withLocalKeyStore(dataDir, (store) => revokeKey(store, arg));
+    const revoked = aws ? await aws.revokeKeyOnAws({ ...ref, key: arg }) : await withLocalKeys(dataDir, (ctx, target) => (said(target), revokeKey(ctx, arg)));
+    if (aws) console.error(`tempmail: stack ${stack}`);
     if (!revoked) {
       console.error('no such key');
       process.exitCode = 1;

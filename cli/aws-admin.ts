@@ -17,7 +17,7 @@ import { newApiKey } from '../lambdas/core/ids';
 import type { ApiKeyRecord } from '../lambdas/core/model';
 import { BASE_PLANS, type PlanName } from '../lambdas/core/plans';
 import { DynamoInboxStore } from '../lambdas/store/dynamo-inbox-store';
-import { findKey, issueKey, revokeKey, type IssuedKey } from '../lambdas/usecases/keys';
+import { findKey, issueKey, listKeys, revokeKey, type IssuedKey, type KeyContext } from '../lambdas/usecases/keys';
 import { OUTPUTS } from '../lib/outputs';
 
 export interface StackRef {
@@ -66,8 +66,9 @@ export async function stackOutputs({ stackName, region }: StackRef): Promise<Sta
   };
 }
 
-function keyStore(tableName: string, region?: string): DynamoInboxStore {
-  return new DynamoInboxStore(DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(region)), { marshallOptions: { removeUndefinedValues: true } }), tableName);
+function keyStore(tableName: string, region?: string): KeyContext {
+  const store = new DynamoInboxStore(DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(region)), { marshallOptions: { removeUndefinedValues: true } }), tableName);
+  return { stores: { keys: store }, now: Date.now };
 }
 
 const isNotFound = (error: unknown): boolean => (error as { name?: string })?.name === 'NotFoundException';
@@ -149,7 +150,7 @@ export async function revokeKeyOnAws({ stackName, key, region }: StackRef & { ke
 /** The key records (hashes and hints, never keys), oldest first. A table scan: admin use only. */
 export async function listKeysOnAws({ stackName, region }: StackRef): Promise<ApiKeyRecord[]> {
   const outputs = await stackOutputs({ stackName, region });
-  return keyStore(outputs.tableName, region).listKeys();
+  return listKeys(keyStore(outputs.tableName, region));
 }
 
 export interface ReplayReport {

@@ -1,17 +1,22 @@
 /**
- * Key administration against the local stack's table: through the running stack's DynamoDB Local when it is up,
- * otherwise by starting DynamoDB Local on the data directory for the duration of the command.
+ * Key administration on a local stack's data folder, running or stopped:
+ * - embedded: the SQLite database is opened directly (WAL lets the CLI and a running stack share it);
+ * - dynamodb: through the running stack's DynamoDB Local, or by starting DynamoDB Local on the folder for the
+ *   length of the command.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { appConfig } from '../lambdas/config/app-config';
+import { documentClient, standInSettings } from '../lambdas/store/clients';
 import { DynamoInboxStore } from '../lambdas/store/dynamo-inbox-store';
-import { LOCAL_TABLE } from '../local/aws-env';
+import { appContext } from '../lambdas/usecases/context';
+import type { KeyContext } from '../lambdas/usecases/keys';
 import { ensureTable } from '../local/bootstrap';
+import { LOCAL_TABLE } from '../local/config';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { freePort } from '../local/ports';
-import { stateFile } from '../local/stack';
+import { dataFolderKind, stateFile } from '../local/stack';
 
 function isAlive(pid: number): boolean {
   try {
@@ -22,24 +27,46 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Runs `work` with a key store on the local table, wherever DynamoDB Local is (or has to be) running. */
-export async function withLocalKeyStore<T>(dataDir: string, work: (store: DynamoInboxStore) => Promise<T>): Promise<T> {
-  const file = stateFile(dataDir);
+/** What the command worked on, for the line it prints on stderr. */
+export interface LocalTarget {
+  dataDir: string;
+  kind: 'embedded' | 'dynamodb';
+  /** False when the folder held no TempMail data before this command. */
+  existed: boolean;
+  running: boolean;
+}
+
+/** Runs `work` with the key use cases' context on the local data folder, wherever its store is. */
+export async function withLocalKeys<T>(dataDir: string, work: (ctx: KeyContext, target: LocalTarget) => Promise<T>): Promise<T> {
+  const found = dataFolderKind(dataDir);
+  const kind = found ?? 'embedded';
+  let running = false;
   let endpoint: string | undefined;
-  let stop: (() => Promise<void>) | undefined;
-  if (fs.existsSync(file)) {
-    const state = JSON.parse(fs.readFileSync(file, 'utf8')) as { pid: number; dynamoEndpoint: string };
-    if (isAlive(state.pid)) endpoint = state.dynamoEndpoint;
+  if (fs.existsSync(stateFile(dataDir))) {
+    const state = JSON.parse(fs.readFileSync(stateFile(dataDir), 'utf8')) as { pid: number; dynamodb?: string; dynamoEndpoint?: string };
+    running = isAlive(state.pid);
+    if (running) endpoint = state.dynamodb ?? state.dynamoEndpoint;
   }
+  const target: LocalTarget = { dataDir, kind, existed: found !== null, running };
+  if (kind === 'embedded') {
+    if (!found) fs.mkdirSync(dataDir, { recursive: true }), fs.writeFileSync(path.join(dataDir, 'store-kind'), 'embedded\n');
+    const ctx = appContext(appConfig({ store: { kind: 'embedded', dataDir, publicUrl: 'http://127.0.0.1' } }));
+    try {
+      return await work(ctx, target);
+    } finally {
+      await ctx.stores.close();
+    }
+  }
+  let stop: (() => Promise<void>) | undefined;
   if (!endpoint) {
     const dynamo = await startDynamoDbLocal({ host: '127.0.0.1', port: await freePort(), dataDir: path.join(dataDir, 'dynamodb') });
     endpoint = dynamo.endpoint;
     stop = () => dynamo.stop();
   }
   try {
-    const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    await ensureTable(client, LOCAL_TABLE);
-    return await work(new DynamoInboxStore(DynamoDBDocumentClient.from(client), LOCAL_TABLE));
+    await ensureTable(new DynamoDBClient(standInSettings(endpoint)), LOCAL_TABLE);
+    const store = new DynamoInboxStore(documentClient(endpoint), LOCAL_TABLE);
+    return await work({ stores: { keys: store }, now: Date.now }, target);
   } finally {
     await stop?.();
   }

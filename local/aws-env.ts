@@ -1,4 +1,11 @@
-/** The environment that points the AWS SDK (and so the unchanged handlers) at the local stand-ins. */
+/**
+ * The environment that configures a Lambda bundle run in a process of its own (bench:lambdas) for the local
+ * stand-ins, as CDK's environment configures it on AWS. The local stack itself passes endpoints in its config.
+ */
+import { LOCAL_BUCKET, LOCAL_TABLE } from './config';
+
+export { LOCAL_BUCKET, LOCAL_TABLE };
+
 export function localAwsEnv(options: { dynamoEndpoint: string; s3Endpoint: string; table: string; bucket: string }): Record<string, string> {
   return {
     AWS_REGION: 'us-east-1',
@@ -17,6 +24,3 @@ export function localAwsEnv(options: { dynamoEndpoint: string; s3Endpoint: strin
     BUCKET_NAME: options.bucket,
   };
 }
-
-export const LOCAL_TABLE = 'tempmail';
-export const LOCAL_BUCKET = 'tempmail';

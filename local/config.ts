@@ -1,11 +1,19 @@
-/** Local stack settings, from the environment (DESIGN §6). */
+/**
+ * Local stack settings, from the environment, validated once. The service's own config (store, domains, plans) is
+ * derived from them by `serviceConfig`, the one config object the use cases run on.
+ */
 import path from 'node:path';
+import { appConfig, ConfigError, STORE_KINDS, type AppConfig, type StoreKind } from '../lambdas/config/app-config';
 import { parseDomains } from '../lambdas/core/address';
 import { AUTHORIZER_CACHE_SECONDS } from '../lambdas/core/gateway-responses';
 import { isPlanName, type PlanName } from '../lambdas/core/plans';
 
 export interface LocalConfig {
+  /** `embedded` (SQLite in the data folder, the default) or `dynamodb` (DynamoDB Local + the S3 server). */
+  store: StoreKind;
   host: string;
+  /** The base URL clients reach the API on (download links start with it); default http://host:port. */
+  publicUrl: string;
   port: number;
   smtpPort: number;
   dynamoPort: number;
@@ -32,7 +40,7 @@ export interface LocalConfig {
 const int = (value: string | undefined, fallback: number): number => {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`not a port number: ${value}`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`not a port number: ${value}`);
   return n;
 };
 
@@ -40,15 +48,29 @@ export function parseSeedKeys(value: string | undefined): { plan: PlanName; key:
   if (!value) return [];
   return value.split(',').map((pair) => {
     const [plan, key] = pair.split(':').map((s) => s.trim());
-    if (!isPlanName(plan) || !key) throw new Error(`TEMPMAIL_SEED_KEYS: expected plan:key, got "${pair}"`);
+    if (!isPlanName(plan) || !key) throw new ConfigError(`TEMPMAIL_SEED_KEYS: expected plan:key, got "${pair}"`);
     return { plan, key };
   });
 }
 
+const count = (value: string | undefined, fallback: number, name: string): number => {
+  const n = Number(value || fallback);
+  if (!Number.isFinite(n) || n < 0) throw new ConfigError(`${name}: not a number: ${value}`);
+  return n;
+};
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig {
+  const store = (env.TEMPMAIL_STORE || 'embedded') as StoreKind;
+  if (!STORE_KINDS.includes(store)) throw new ConfigError(`TEMPMAIL_STORE must be one of ${STORE_KINDS.join(', ')}, not "${env.TEMPMAIL_STORE}"`);
+  const host = env.TEMPMAIL_HOST || '127.0.0.1';
+  const port = int(env.PORT, 3000);
+  // A wildcard address is for listening, not for clients to connect to.
+  const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return {
-    host: env.TEMPMAIL_HOST || '127.0.0.1',
-    port: int(env.PORT, 3000),
+    store,
+    host,
+    publicUrl: (env.TEMPMAIL_PUBLIC_URL || `http://${reachable}:${port}`).replace(/\/$/, ''),
+    port,
     smtpPort: int(env.SMTP_PORT, 2525),
     dynamoPort: int(env.TEMPMAIL_DYNAMODB_PORT, 8766),
     s3Port: int(env.TEMPMAIL_S3_PORT, 4568),
@@ -59,10 +81,22 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
     externalDynamoEndpoint: env.TEMPMAIL_DYNAMODB_ENDPOINT || undefined,
     externalS3Endpoint: env.TEMPMAIL_S3_ENDPOINT || undefined,
     bundleDir: env.TEMPMAIL_BUNDLE_DIR ? path.resolve(env.TEMPMAIL_BUNDLE_DIR) : undefined,
-    sweepIntervalMs: Number(env.TEMPMAIL_SWEEP_INTERVAL_MS || 60_000),
-    smtpSocketTimeoutMs: Number(env.TEMPMAIL_SMTP_SOCKET_TIMEOUT_MS || 60_000),
-    ingestConcurrency: Math.max(1, Number(env.TEMPMAIL_INGEST_CONCURRENCY || 2)),
-    authorizerCacheSeconds: Number(env.TEMPMAIL_AUTHORIZER_CACHE_SECONDS ?? AUTHORIZER_CACHE_SECONDS),
+    sweepIntervalMs: count(env.TEMPMAIL_SWEEP_INTERVAL_MS, 60_000, 'TEMPMAIL_SWEEP_INTERVAL_MS'),
+    smtpSocketTimeoutMs: count(env.TEMPMAIL_SMTP_SOCKET_TIMEOUT_MS, 60_000, 'TEMPMAIL_SMTP_SOCKET_TIMEOUT_MS'),
+    ingestConcurrency: Math.max(1, count(env.TEMPMAIL_INGEST_CONCURRENCY, store === 'embedded' ? 8 : 2, 'TEMPMAIL_INGEST_CONCURRENCY')),
+    authorizerCacheSeconds: count(env.TEMPMAIL_AUTHORIZER_CACHE_SECONDS, AUTHORIZER_CACHE_SECONDS, 'TEMPMAIL_AUTHORIZER_CACHE_SECONDS'),
     printDevKey: env.TEMPMAIL_NO_DEV_KEY !== '1',
   };
+}
+
+export const LOCAL_TABLE = 'tempmail';
+export const LOCAL_BUCKET = 'tempmail';
+
+/** The service config of this local stack; `endpoints` are the stand-ins' in the dynamodb form. */
+export function serviceConfig(config: LocalConfig, endpoints?: { dynamodb: string; s3: string }): AppConfig {
+  const store: AppConfig['store'] =
+    config.store === 'embedded'
+      ? { kind: 'embedded', dataDir: config.dataDir, publicUrl: config.publicUrl }
+      : { kind: 'dynamodb', table: LOCAL_TABLE, bucket: LOCAL_BUCKET, endpoints };
+  return appConfig({ store, domains: config.domains, planOverrides: config.planOverrides });
 }

@@ -1,6 +1,7 @@
 /**
  * The local stand-in for API Gateway: turns an HTTP request into a REST proxy event, runs the same authorizer
- * handler, applies the plan's token bucket and renders the gateway's own errors in the API's error format.
+ * handler, applies the plan's token bucket and renders the gateway's own errors in the API's error format. In the
+ * embedded form it also serves the download links the store signs (S3's pre-signed URLs on AWS).
  */
 import http from 'node:http';
 import { createHash, randomUUID } from 'node:crypto';
@@ -9,14 +10,19 @@ import { errorBody } from '../lambdas/core/errors';
 import { GATEWAY_RESPONSES, type GatewayResponseType } from '../lambdas/core/gateway-responses';
 import { MAX_BODY_BYTES } from '../lambdas/core/limits';
 import { matchRoute, type Route } from '../lambdas/core/routes';
-import { isPlanName, type Plan, type PlanName } from '../lambdas/core/plans';
+import { isPlanName } from '../lambdas/core/plans';
+import { ApiError } from '../lambdas/core/errors';
+import { DOWNLOAD_PATH } from '../lambdas/store/sqlite-store';
+import type { AppContext } from '../lambdas/usecases/context';
+import { openDownload } from '../lambdas/usecases/messages';
 import { lambdaContext, loadHandler } from './handlers';
 import { TokenBuckets } from './rate-limiter';
 
 export interface GatewayOptions {
   host: string;
   port: number;
-  plans: Record<PlanName, Plan>;
+  /** The context the handlers run on (its plans feed the token buckets; its store signs download links). */
+  ctx: AppContext;
   bundleDir?: string;
   /** How long an authorizer answer is reused for the same key, as API Gateway's authorizer cache does. */
   authorizerCacheSeconds: number;
@@ -34,7 +40,7 @@ function gatewayError(type: GatewayResponseType, requestId: string, extra: Recor
 function jsonReply(status: number, body: unknown, requestId: string, extra: Record<string, string> = {}): Reply {
   return {
     status,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId, ...extra },
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId, 'X-Content-Type-Options': 'nosniff', ...extra },
     body: Buffer.from(JSON.stringify(body)),
   };
 }
@@ -134,6 +140,7 @@ export class LocalGateway {
 
   private async dispatch(req: http.IncomingMessage, url: URL, method: string, requestId: string): Promise<Reply> {
     const body = await readBody(req);
+    if (url.pathname.startsWith(DOWNLOAD_PATH) && (method === 'GET' || method === 'HEAD')) return this.download(url, requestId);
     if (body === 'too-large') return gatewayError('REQUEST_TOO_LARGE', requestId, {}, `request body exceeds ${MAX_BODY_BYTES} bytes`);
     const match = matchRoute(method, url.pathname);
     if (match.kind === 'not-found') return gatewayError('MISSING_AUTHENTICATION_TOKEN', requestId, {}, `no such route: ${url.pathname}`);
@@ -232,9 +239,31 @@ export class LocalGateway {
     const context: Record<string, unknown> = { ...(result.context ?? {}), principalId: result.principalId };
     const plan = context.plan;
     if (isPlanName(plan) && result.usageIdentifierKey) {
-      const wait = this.buckets.take(keyHash, this.options.plans[plan]);
+      const wait = this.buckets.take(keyHash, this.options.ctx.settings.plans[plan]);
       if (wait > 0) return { reply: gatewayError('THROTTLED', requestId, { 'Retry-After': String(wait) }) };
     }
     return { context };
+  }
+
+  /** A signed download link: the object with the headers the link names, as data (never rendered as a page). */
+  private async download(url: URL, requestId: string): Promise<Reply> {
+    try {
+      const { body, headers } = await openDownload(this.options.ctx, url.pathname, url.searchParams);
+      return {
+        status: 200,
+        headers: {
+          'Content-Type': headers.contentType,
+          'Content-Disposition': headers.contentDisposition,
+          'X-Content-Type-Options': 'nosniff',
+          'Cache-Control': 'no-store',
+          'Content-Security-Policy': "default-src 'none'; sandbox",
+          'X-Request-Id': requestId,
+        },
+        body,
+      };
+    } catch (error) {
+      if (error instanceof ApiError) return jsonReply(error.status, errorBody(error.status, error.message), requestId);
+      throw error;
+    }
   }
 }

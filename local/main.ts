@@ -1,15 +1,18 @@
 /** `npm start`: the local stack in the foreground until Ctrl-C or SIGTERM. */
+import { ConfigError } from '../lambdas/config/app-config';
 import { configFromEnv } from './config';
 import { startLocalStack } from './stack';
 
 async function main(): Promise<void> {
   const config = configFromEnv();
   const stack = await startLocalStack(config);
+  const store = config.store === 'embedded' ? `embedded (SQLite in ${config.dataDir})` : `dynamodb (DynamoDB Local ${stack.dynamoEndpoint}, S3 server ${stack.s3Endpoint}, data in ${config.dataDir})`;
   console.log(`TempMail local stack is up.
-  API       ${stack.apiUrl}/v1   (OpenAPI: ${stack.apiUrl}/v1/openapi.json)
+  API       ${stack.apiUrl}   (TEMPMAIL_API_URL; routes under /v1, OpenAPI at ${stack.apiUrl}/v1/openapi.json)
   SMTP      ${config.host}:${stack.smtpPort}   domains: ${config.domains.join(', ')}
-  data      ${config.dataDir}`);
-  if (stack.devKey) console.log(`  dev key   ${stack.devKey}   (shown once; make more with: npm run tempmail -- keys create --plan dev)`);
+  store     ${store}`);
+  if (stack.devKey) console.log(`  dev key   ${stack.devKey}   (shown once; make more with: npx tempmail keys create --plan dev)`);
+  else if (stack.hadKeys && config.printDevKey) console.log('  keys      this data folder has keys already; make one with: npx tempmail keys create --plan dev');
   console.log('READY');
   let stopping = false;
   const stop = async (signal: string) => {
@@ -19,13 +22,18 @@ async function main(): Promise<void> {
     await stack.stop();
     process.exit(0);
   };
-  // A server keeps serving: a stray rejection is logged, not fatal (accepted mail is safe in inbound/ either way).
+  // A server keeps serving: a stray rejection is logged, not fatal (accepted mail is safe in the inbound queue).
   process.on('unhandledRejection', (reason) => console.error('[local] unhandled rejection:', reason));
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
+// Lambda runs Node 22; the SDK's Node 20 end-of-support notice is noise here. CloudWatch embedded metrics mean
+// nothing on one machine; printed, they would drown the log.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+
 main().catch((error) => {
-  console.error(`local stack failed to start: ${(error as Error).stack ?? error}`);
+  console.error(error instanceof ConfigError ? `local stack cannot start: ${error.message}` : `local stack failed to start: ${(error as Error).stack ?? error}`);
   process.exit(1);
 });

@@ -1,51 +1,34 @@
 /**
- * The local stand-in for SES receiving: an SMTP server for the configured domains only. Like SES's receipt rule
- * it stores the raw mail (inbound/<id>) before anything else, and only then answers 250; the ingest handler then
- * runs with an SES-shaped event. The inbound object is the queue: it carries its envelope in its metadata and is
- * deleted only once ingest has stored the message, so ingest is retried until it succeeds, also across restarts,
- * and a mail that got a 250 is never lost.
+ * The local stand-in for SES receiving: an SMTP server for the configured domains only. Like SES's receipt rule it
+ * stores the raw mail durably (the inbound queue, lambdas/usecases/inbound.ts) before it answers 250, then runs the
+ * same ingest use case the SES handler runs, retrying until the mail is stored, also across restarts: a mail that
+ * got a 250 is never lost.
+ *
+ * It defends itself the way a mail server facing strangers must: SIZE is enforced while the data streams (bytes past
+ * the limit are read and dropped, never kept), each client address may hold a bounded number of connections, and a
+ * session that sends no mail for the idle time is closed however many NOOPs it sends.
  */
-import { randomBytes } from 'node:crypto';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import type { SESEvent } from 'aws-lambda';
-import { inboxAddressFor, isOurDomain } from '../lambdas/core/address';
 import { DependencyUnavailable } from '../lambdas/core/errors';
-import { utcDay } from '../lambdas/core/inbox';
 import { MAX_MESSAGE_BYTES, MAX_RECIPIENTS } from '../lambdas/core/limits';
-import { blobKeys } from '../lambdas/core/ports';
-import { liveInbox } from '../lambdas/ingest/ingest-message';
 import type { AppContext } from '../lambdas/usecases/context';
-import { lambdaContext, loadHandler } from './handlers';
+import { acceptInbound, finishInbound, ingestInbound, newMailId, pendingInbound, type Envelope } from '../lambdas/usecases/inbound';
+import { admitMail, admitRecipient, QuotaReservations, reserveAccepted, type Admission } from '../lambdas/usecases/ingest';
 
 export interface MailServerOptions {
   host: string;
   port: number;
   ctx: AppContext;
-  bundleDir?: string;
+  /** A session that sends no mail for this long is closed (NOOP and RSET do not count as mail). */
   socketTimeoutMs: number;
   /** Ingests in flight at most; a mail beyond that waits before its 250 (backpressure keeps 250→visible short). */
   ingestConcurrency: number;
   log: (line: string) => void;
 }
 
-export interface SpoolEntry {
-  mailId: string;
-  recipients: string[];
-  envelopeFrom: string;
-  receivedAt: string;
-}
-
-/** Envelopes too large for S3's 2 KB of user metadata (many recipients) go to a spool object beside the mail. */
-const SPOOL_PREFIX = 'spool/';
-const spoolKey = (mailId: string) => `${SPOOL_PREFIX}${mailId}.json`;
-const ENVELOPE_META = 'tempmail-envelope';
-const MAX_META_BYTES = 1_800;
-
-/** The inbound object's metadata: the envelope itself, or a pointer to its spool object. */
-export function envelopeMetadata(entry: SpoolEntry): { metadata: Record<string, string>; spooled: boolean } {
-  const encoded = Buffer.from(JSON.stringify(entry)).toString('base64url');
-  return encoded.length <= MAX_META_BYTES ? { metadata: { [ENVELOPE_META]: encoded }, spooled: false } : { metadata: { [ENVELOPE_META]: 'spool' }, spooled: true };
-}
+/** Connections one client address may hold; the server as a whole takes MAX_CLIENTS. */
+export const MAX_CONNECTIONS_PER_CLIENT = 50;
+const MAX_CLIENTS = 1_000;
 
 class SmtpReply extends Error {
   constructor(
@@ -56,41 +39,18 @@ class SmtpReply extends Error {
   }
 }
 
-/** SES-like ids: time-ordered, unique. */
-const newMailId = () => `${Date.now().toString(36)}${randomBytes(10).toString('hex')}`;
+const REFUSALS: Record<Exclude<Admission, 'ok'>, SmtpReply> = {
+  'not-our-domain': new SmtpReply(550, '5.7.1 Relaying denied: not a domain of this server'),
+  'unknown-inbox': new SmtpReply(550, '5.1.1 No such mailbox'),
+  'expired-inbox': new SmtpReply(550, '5.1.1 Mailbox expired'),
+  quota: new SmtpReply(452, "4.2.2 Daily e-mail limit of this inbox's account reached"),
+};
 
-export function sesEvent(entry: SpoolEntry): SESEvent {
-  const disabled = { status: 'DISABLED' };
-  return {
-    Records: [
-      {
-        eventSource: 'aws:ses',
-        eventVersion: '1.0',
-        ses: {
-          mail: {
-            timestamp: entry.receivedAt,
-            source: entry.envelopeFrom,
-            messageId: entry.mailId,
-            destination: entry.recipients,
-            headersTruncated: false,
-            headers: [],
-            commonHeaders: { returnPath: entry.envelopeFrom, date: entry.receivedAt, messageId: entry.mailId },
-          },
-          receipt: {
-            timestamp: entry.receivedAt,
-            processingTimeMillis: 0,
-            recipients: entry.recipients,
-            spamVerdict: disabled,
-            virusVerdict: disabled,
-            spfVerdict: disabled,
-            dkimVerdict: disabled,
-            dmarcVerdict: disabled,
-            action: { type: 'Lambda', functionArn: 'arn:aws:lambda:local:000000000000:function:ingest', invocationType: 'Event' },
-          },
-        },
-      },
-    ],
-  } as unknown as SESEvent;
+/** The smtp-server connection objects, as far as closing idle ones needs them. */
+interface Connection {
+  session?: { id: string };
+  send(code: number, message: string): void;
+  close(): void;
 }
 
 export class LocalMailServer {
@@ -99,6 +59,11 @@ export class LocalMailServer {
   private readonly slots: Semaphore;
   /** Mail this process accepted: resume() leaves these to accept(), which scheduled them already. */
   private readonly acceptedHere = new Set<string>();
+  private readonly perClient = new Map<string, number>();
+  /** session id → when it last started or finished a mail (or connected). */
+  private readonly lastMail = new Map<string, number>();
+  private readonly reservations = new QuotaReservations();
+  private idleTimer?: NodeJS.Timeout;
   private closed = false;
 
   constructor(private readonly options: MailServerOptions) {
@@ -109,11 +74,32 @@ export class LocalMailServer {
       authOptional: true,
       disabledCommands: ['AUTH', 'STARTTLS'],
       size: MAX_MESSAGE_BYTES,
-      rejectOversized: true,
-      maxClients: 500,
+      maxClients: MAX_CLIENTS,
       socketTimeout: options.socketTimeoutMs,
       closeTimeout: 5_000,
       logger: false,
+      onConnect: (session, callback) => {
+        const client = session.remoteAddress;
+        const held = this.perClient.get(client) ?? 0;
+        if (held >= MAX_CONNECTIONS_PER_CLIENT) {
+          return callback(Object.assign(new Error(`4.7.0 Too many connections from ${client}; try again later`), { responseCode: 421 }));
+        }
+        this.perClient.set(client, held + 1);
+        (session as { counted?: boolean }).counted = true;
+        this.lastMail.set(session.id, Date.now());
+        callback();
+      },
+      onClose: (session) => {
+        this.lastMail.delete(session.id);
+        if (!(session as { counted?: boolean }).counted) return;
+        const left = (this.perClient.get(session.remoteAddress) ?? 1) - 1;
+        if (left > 0) this.perClient.set(session.remoteAddress, left);
+        else this.perClient.delete(session.remoteAddress);
+      },
+      onMailFrom: (_address, session, callback) => {
+        this.lastMail.set(session.id, Date.now());
+        callback();
+      },
       onRcptTo: (address, session, callback) => {
         this.checkRecipient(address, session).then(
           () => callback(),
@@ -122,7 +108,10 @@ export class LocalMailServer {
       },
       onData: (stream, session, callback) => {
         this.accept(stream, session).then(
-          () => callback(null, 'Ok: queued'),
+          () => {
+            this.lastMail.set(session.id, Date.now());
+            callback(null, 'Ok: queued');
+          },
           (error: Error) => callback(asSmtpError(error)),
         );
       },
@@ -135,80 +124,97 @@ export class LocalMailServer {
       this.server.server.once('error', reject);
       this.server.listen(this.options.port, this.options.host, () => resolve());
     });
+    this.idleTimer = setInterval(() => this.closeIdleSessions(), Math.max(250, Math.min(5_000, this.options.socketTimeoutMs / 4)));
+    this.idleTimer.unref();
     void this.resume();
     return (this.server.server.address() as { port: number }).port;
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.idleTimer);
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private async checkRecipient(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
-    const { ctx } = this.options;
-    if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) throw new SmtpReply(452, '4.5.3 Too many recipients');
-    const recipient = address.address;
-    if (!isOurDomain(recipient, ctx.settings.domains)) throw new SmtpReply(550, '5.7.1 Relaying denied: not a domain of this server');
-    const inboxAddress = inboxAddressFor(recipient, ctx.settings.domains);
-    if (!inboxAddress) throw new SmtpReply(550, '5.1.1 No such mailbox');
-    const inbox = await liveInbox(ctx, inboxAddress);
-    if (inbox === 'unknown-inbox') throw new SmtpReply(550, '5.1.1 No such mailbox');
-    if (inbox === 'expired-inbox') throw new SmtpReply(550, '5.1.1 Mailbox expired');
-    const limit = ctx.settings.plans[inbox.plan].emails_per_day;
-    if ((await ctx.stores.inboxes.usage(inbox.account_id, utcDay(ctx.now()))) >= limit) {
-      throw new SmtpReply(452, '4.2.2 Daily e-mail limit of this inbox\'s account reached');
+  /** Sessions that keep the line open without sending mail (NOOP every few seconds) hold a slot others need. */
+  private closeIdleSessions(): void {
+    const cutoff = Date.now() - this.options.socketTimeoutMs;
+    for (const connection of (this.server as unknown as { connections: Set<Connection> }).connections) {
+      const id = connection.session?.id;
+      const last = id ? this.lastMail.get(id) : undefined;
+      if (last !== undefined && last < cutoff) {
+        this.lastMail.delete(id!);
+        connection.send(421, '4.4.2 Idle for too long without sending mail; closing');
+        connection.close();
+      }
     }
   }
 
+  private async checkRecipient(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
+    if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) throw new SmtpReply(452, '4.5.3 Too many recipients');
+    const admission = await admitRecipient(this.options.ctx, address.address, this.reservations);
+    if (admission !== 'ok') throw REFUSALS[admission];
+  }
+
+  /** Reads the data (keeping at most the size limit), reserves the recipients' quota, stores it durably. */
   private async accept(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<void> {
     const chunks: Buffer[] = [];
-    for await (const chunk of stream) chunks.push(chunk as Buffer);
-    if (stream.sizeExceeded) throw new SmtpReply(552, '5.3.4 Message exceeds the 40 MB limit');
+    let size = 0;
+    for await (const chunk of stream) {
+      size += (chunk as Buffer).length;
+      if (size <= MAX_MESSAGE_BYTES) chunks.push(chunk as Buffer);
+    }
+    if (stream.sizeExceeded || size > MAX_MESSAGE_BYTES) throw new SmtpReply(552, '5.3.4 Message exceeds the 40 MB limit');
     const raw = Buffer.concat(chunks);
-    const entry: SpoolEntry = {
-      mailId: newMailId(),
+    const { ctx } = this.options;
+    const envelope: Envelope = {
+      mailId: newMailId(ctx.now()),
       recipients: session.envelope.rcptTo.map((r) => r.address),
       envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-      receivedAt: new Date(this.options.ctx.now()).toISOString(),
+      receivedAt: new Date(ctx.now()).toISOString(),
     };
+    // Counted before the 250: a mail that got one is within its account's limit, however many sessions race.
+    const reservation = await admitMail(ctx, envelope.recipients, this.reservations);
+    if (!reservation) throw REFUSALS.quota;
     const release = await this.slots.acquire();
     try {
-      const { blobs } = this.options.ctx.stores;
-      // Durable before the 250: the raw mail where SES's S3 action puts it, its envelope with it.
-      const { metadata, spooled } = envelopeMetadata(entry);
-      this.acceptedHere.add(entry.mailId);
-      if (spooled) await blobs.put(spoolKey(entry.mailId), JSON.stringify(entry), 'application/json');
-      await blobs.put(blobKeys.inbound(entry.mailId), raw, 'message/rfc822', metadata);
-      this.schedule(entry, spooled, release);
+      this.acceptedHere.add(envelope.mailId);
+      await acceptInbound(ctx, envelope, raw);
     } catch (error) {
-      this.acceptedHere.delete(entry.mailId);
+      this.acceptedHere.delete(envelope.mailId);
+      reservation.release();
       release();
       throw error;
     }
+    this.options.log(`[smtp] received ${envelope.mailId}: ${raw.length} bytes for ${envelope.recipients.join(', ')}`);
+    this.schedule(envelope, release, reservation.release);
   }
 
-  /** `release`: the ingest slot this mail holds while an attempt runs. */
-  private schedule(entry: SpoolEntry, spooled: boolean, release: () => void): void {
-    if (this.pending.has(entry.mailId)) return release();
-    const run = this.ingestUntilStored(entry, spooled, release).finally(() => {
-      this.pending.delete(entry.mailId);
-      this.acceptedHere.delete(entry.mailId);
+  /** `release`: the ingest slot this mail holds while an attempt runs; `done`: its quota reservation. */
+  private schedule(envelope: Envelope, release: () => void, done: () => void): void {
+    if (this.pending.has(envelope.mailId)) {
+      done();
+      return release();
+    }
+    const run = this.ingestUntilStored(envelope, release, done).finally(() => {
+      done();
+      this.pending.delete(envelope.mailId);
+      this.acceptedHere.delete(envelope.mailId);
     });
-    this.pending.set(entry.mailId, run);
+    this.pending.set(envelope.mailId, run);
   }
 
   /**
-   * Calls the ingest handler until it succeeds, then deletes the inbound object (and spool object) until that
-   * succeeds: the handler never runs again once it has stored the mail. A slot is held only while an attempt runs,
-   * so retries are bounded like first attempts and a failing dependency does not block new mail behind back-offs.
+   * Runs ingest until it succeeds, then the clean-up until that succeeds: ingest never runs again once it has stored
+   * the mail. A slot is held only while an attempt runs, so retries are bounded like first attempts and a failing
+   * dependency does not block new mail behind back-offs.
    */
-  private async ingestUntilStored(entry: SpoolEntry, spooled: boolean, release: () => void): Promise<void> {
-    const { blobs } = this.options.ctx.stores;
+  private async ingestUntilStored(envelope: Envelope, release: () => void, stored: () => void): Promise<void> {
+    const { ctx } = this.options;
     const steps: [string, () => Promise<unknown>][] = [
-      ['ingest', () => loadHandler('ingest/handler', this.options.bundleDir)(sesEvent(entry), lambdaContext('ingest'))],
-      // The inbound object goes first: once it is gone the mail is never ingested again.
-      ['clean-up', () => blobs.delete(blobKeys.inbound(entry.mailId))],
-      ...(spooled ? [['clean-up', () => blobs.delete(spoolKey(entry.mailId))] as [string, () => Promise<unknown>]] : []),
+      // Once stored, the store's day count includes the mail: its reservation goes at once.
+      ['ingest', () => ingestInbound(ctx, envelope).then(stored)],
+      ['clean-up', () => finishInbound(ctx, envelope)],
     ];
     let slot: (() => void) | undefined = release;
     try {
@@ -222,7 +228,7 @@ export class LocalMailServer {
           } catch (error) {
             slot();
             slot = undefined;
-            if (attempt === 0 || attempt % 10 === 0) this.options.log(`[smtp] ${name} of ${entry.mailId} failed (${(error as Error).message}); retrying`);
+            if (attempt === 0 || attempt % 10 === 0) this.options.log(`[smtp] ${name} of ${envelope.mailId} failed (${(error as Error).message}); retrying`);
             await new Promise((r) => setTimeout(r, Math.min(10_000, 100 * 2 ** attempt)));
           }
         }
@@ -232,49 +238,24 @@ export class LocalMailServer {
     }
   }
 
-  /** After a restart: every inbound object still there was accepted but not yet stored. */
+  /** After a restart: every mail still in the inbound queue was accepted but not yet stored. */
   private async resume(): Promise<void> {
-    const { blobs } = this.options.ctx.stores;
+    const { ctx } = this.options;
+    const busy = (mailId: string) => this.pending.has(mailId) || this.acceptedHere.has(mailId);
     for (let attempt = 0; !this.closed; attempt++) {
       try {
-        for (const key of await blobs.list(blobKeys.INBOUND_PREFIX)) await this.resumeOne(key);
-        // Spool objects whose mail was stored (the inbound object is deleted first) are done with.
-        for (const key of await blobs.list(SPOOL_PREFIX)) {
-          const mailId = key.slice(SPOOL_PREFIX.length, -'.json'.length);
-          if (!this.acceptedHere.has(mailId) && !this.pending.has(mailId) && !(await blobs.head(blobKeys.inbound(mailId)))) await blobs.delete(key);
+        for (const item of await pendingInbound(ctx, busy)) {
+          if ('unreadable' in item) this.options.log(`[smtp] ${item.unreadable}; left in place`);
+          else if (!busy(item.envelope.mailId)) {
+            const reservation = await reserveAccepted(ctx, item.envelope.recipients, this.reservations);
+            this.schedule(item.envelope, await this.slots.acquire(), reservation.release);
+          }
         }
         return;
       } catch (error) {
         this.options.log(`[smtp] resuming accepted mail failed (${(error as Error).message}); retrying`);
         await new Promise((r) => setTimeout(r, Math.min(10_000, 200 * 2 ** attempt)));
       }
-    }
-  }
-
-  /** One inbound object: scheduled, or (unreadable) logged and left in place; storage outages throw to retry. */
-  private async resumeOne(key: string): Promise<void> {
-    const { blobs } = this.options.ctx.stores;
-    const mailId = key.slice(blobKeys.INBOUND_PREFIX.length);
-    if (this.pending.has(mailId) || this.acceptedHere.has(mailId)) return;
-    const metadata = await blobs.head(key);
-    if (!metadata) return; // ingested meanwhile
-    const envelope = metadata[ENVELOPE_META];
-    const spooled = !envelope || envelope === 'spool';
-    const spool = spooled ? await blobs.get(spoolKey(mailId)) : null;
-    let entry: SpoolEntry | null;
-    try {
-      entry = spooled ? (spool ? (JSON.parse(spool.toString('utf8')) as SpoolEntry) : null) : (JSON.parse(Buffer.from(envelope, 'base64url').toString('utf8')) as SpoolEntry);
-    } catch (error) {
-      this.options.log(`[smtp] ${key}: unreadable envelope (${(error as Error).message}); left in place`);
-      return;
-    }
-    if (entry) {
-      this.schedule(entry, spooled, await this.slots.acquire());
-    } else if (!envelope) {
-      // Left by a version that kept envelopes only in spool objects and deleted the spool first: ingested.
-      await blobs.delete(key);
-    } else {
-      this.options.log(`[smtp] ${key} points to a spool object that is missing; left in place`);
     }
   }
 

@@ -1,98 +1,142 @@
 /**
- * The local stack: DynamoDB Local, the S3 server, the gateway, the SMTP stand-in and the sweep, wired to the
- * same Lambda handlers the AWS stack deploys.
+ * The local stack: the gateway, the SMTP stand-in and the sweep, wired to the same Lambda handlers and use cases the
+ * AWS stack deploys, on one of two stores:
+ * - embedded (the default): SQLite in the data folder, inside this process; nothing listens but the API and SMTP;
+ * - dynamodb: AWS's DynamoDB Local and the S3 server as child processes on loopback, to prove the AWS adapters.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { hashApiKey } from '../lambdas/core/ids';
-import { loadPlans } from '../lambdas/core/plans';
-import { settings } from '../lambdas/core/settings';
-import { defaultStores } from '../lambdas/store';
-import type { AppContext } from '../lambdas/usecases/context';
-import { issueKey } from '../lambdas/usecases/keys';
-import { localAwsEnv, LOCAL_BUCKET, LOCAL_TABLE } from './aws-env';
+import type { StoreKind } from '../lambdas/config/app-config';
+import { ConfigError } from '../lambdas/config/app-config';
+import { standInSettings } from '../lambdas/store/clients';
+import { appContext, installContext, type AppContext } from '../lambdas/usecases/context';
+import { ensureKey, issueKey, listKeys } from '../lambdas/usecases/keys';
 import { ensureBucket, ensureTable } from './bootstrap';
-import type { LocalConfig } from './config';
-import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
+import { LOCAL_BUCKET, LOCAL_TABLE, serviceConfig, type LocalConfig } from './config';
+import { startDynamoDbLocal } from './dynamodb-local';
 import { LocalGateway } from './gateway';
-import { startS3Local, type S3Local } from './s3-local';
+import { startS3Local } from './s3-local';
 import { startSweeper } from './sweep';
 import { LocalMailServer } from './smtp';
 
 export interface LocalStack {
   apiUrl: string;
   smtpPort: number;
-  dynamoEndpoint: string;
-  s3Endpoint: string;
+  /** The stand-ins' endpoints (dynamodb form only). */
+  dynamoEndpoint?: string;
+  s3Endpoint?: string;
   /** A dev key made at this start because the store had none (printed once, never stored). */
   devKey?: string;
+  /** True when the store held keys already (a restart): the banner says how to get one. */
+  hadKeys: boolean;
+  ctx: AppContext;
   stop(): Promise<void>;
 }
 
 export const stateFile = (dataDir: string) => path.join(dataDir, 'stack.json');
+const kindFile = (dataDir: string) => path.join(dataDir, 'store-kind');
+
+/**
+ * The store kind a data folder holds: written at its first start, so that a folder of one kind is never opened as
+ * the other (an empty table would look like lost data). Folders of older versions, with no marker, held DynamoDB
+ * Local's files.
+ */
+export function dataFolderKind(dataDir: string): StoreKind | null {
+  try {
+    return fs.readFileSync(kindFile(dataDir), 'utf8').trim() as StoreKind;
+  } catch {
+    return fs.existsSync(path.join(dataDir, 'dynamodb')) ? 'dynamodb' : null;
+  }
+}
+
+export function claimDataFolder(dataDir: string, kind: StoreKind): void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const found = dataFolderKind(dataDir);
+  if (found && found !== kind) {
+    throw new ConfigError(
+      `the data folder ${dataDir} holds a ${found} store, not ${kind}: start with TEMPMAIL_STORE=${found}, or choose another TEMPMAIL_DATA_DIR`,
+    );
+  }
+  if (!found) fs.writeFileSync(kindFile(dataDir), `${kind}\n`);
+}
+
+/** A port that is taken is a start-up error that says so, never a stack that talks to another one's data. */
+async function listenOrExplain<T>(what: string, port: number, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ConfigError(`${what} port ${port} is already in use (another TempMail stack?)`);
+    throw error;
+  }
+}
 
 export async function startLocalStack(config: LocalConfig, log: (line: string) => void = console.log): Promise<LocalStack> {
-  fs.mkdirSync(config.dataDir, { recursive: true });
-  const dynamoDir = path.join(config.dataDir, 'dynamodb');
-  const s3Dir = path.join(config.dataDir, 's3');
-  const external = (endpoint: string) => Promise.resolve({ endpoint, pid: undefined, stop: async () => undefined });
-  const startDynamo = () =>
-    config.externalDynamoEndpoint ? external(config.externalDynamoEndpoint) : startDynamoDbLocal({ host: config.host, port: config.dynamoPort, dataDir: dynamoDir }, log);
-  const startS3 = () =>
-    config.externalS3Endpoint ? external(config.externalS3Endpoint) : startS3Local({ host: config.host, port: config.s3Port, directory: s3Dir, bucket: LOCAL_BUCKET }, log);
-  let dynamo: Pick<DynamoDbLocal, 'endpoint' | 'stop'> | undefined;
-  let s3: S3Local | undefined;
+  claimDataFolder(config.dataDir, config.store);
   const stops: (() => Promise<void> | void)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await Promise.resolve(stop()).catch((error) => log(`[local] stopping: ${(error as Error).message}`));
+  };
   try {
-    [dynamo, s3] = await Promise.all([startDynamo(), startS3()]);
-    Object.assign(
-      process.env,
-      localAwsEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, table: LOCAL_TABLE, bucket: LOCAL_BUCKET }),
-      { TEMPMAIL_DOMAINS: config.domains.join(',') },
-      config.planOverrides ? { TEMPMAIL_PLAN_OVERRIDES: config.planOverrides } : {},
-    );
-    await ensureTable(new DynamoDBClient({}), LOCAL_TABLE);
-    await ensureBucket(new S3Client({ forcePathStyle: true }), LOCAL_BUCKET);
-
-    const ctx: AppContext = { stores: defaultStores(), settings: settings(), now: Date.now };
-    const keys = ctx.stores.keys;
-    for (const seed of config.seedKeys) {
-      const existing = await keys.getKey(hashApiKey(seed.key));
-      if (!existing) await issueKey(keys, seed.plan, { key: seed.key });
+    let endpoints: { dynamodb: string; s3: string } | undefined;
+    if (config.store === 'dynamodb') {
+      // The stand-ins hold every mail and key hash and check no credentials: loopback only, whatever TEMPMAIL_HOST is.
+      const loopback = '127.0.0.1';
+      const [dynamo, s3] = await Promise.all([
+        config.externalDynamoEndpoint
+          ? { endpoint: config.externalDynamoEndpoint, stop: async () => undefined }
+          : startDynamoDbLocal({ host: loopback, port: config.dynamoPort, dataDir: path.join(config.dataDir, 'dynamodb') }, log),
+        config.externalS3Endpoint
+          ? { endpoint: config.externalS3Endpoint, stop: async () => undefined }
+          : startS3Local({ host: loopback, port: config.s3Port, directory: path.join(config.dataDir, 's3'), bucket: LOCAL_BUCKET }, log),
+      ]);
+      stops.push(() => dynamo.stop(), () => s3.stop());
+      endpoints = { dynamodb: dynamo.endpoint, s3: s3.endpoint };
+      await ensureTable(new DynamoDBClient(standInSettings(endpoints.dynamodb)), LOCAL_TABLE);
+      await ensureBucket(new S3Client({ forcePathStyle: true, ...standInSettings(endpoints.s3) }), LOCAL_BUCKET);
     }
-    let devKey: string | undefined;
-    if (config.printDevKey && (await keys.listKeys()).length === 0) devKey = (await issueKey(keys, 'dev')).key;
 
-    const gateway = new LocalGateway({ host: config.host, port: config.port, plans: loadPlans(config.planOverrides), bundleDir: config.bundleDir, authorizerCacheSeconds: config.authorizerCacheSeconds });
-    const apiUrl = await gateway.listen();
+    const ctx = appContext(serviceConfig(config, endpoints));
+    stops.push(() => ctx.stores.close());
+    // The handlers the gateway loads (sources or bundles) run on this context, not one of their own.
+    installContext(ctx);
+    stops.push(() => installContext(undefined));
+
+    for (const seed of config.seedKeys) await ensureKey(ctx, seed.plan, seed.key);
+    const hadKeys = (await listKeys(ctx)).length > 0;
+    const devKey = config.printDevKey && !hadKeys ? (await issueKey(ctx, 'dev')).key : undefined;
+
+    const gateway = new LocalGateway({
+      host: config.host,
+      port: config.port,
+      ctx,
+      bundleDir: config.bundleDir,
+      authorizerCacheSeconds: config.authorizerCacheSeconds,
+    });
+    const apiUrl = await listenOrExplain('API', config.port, () => gateway.listen());
     stops.push(() => gateway.close());
 
-    const mail = new LocalMailServer({ host: config.host, port: config.smtpPort, ctx, bundleDir: config.bundleDir, socketTimeoutMs: config.smtpSocketTimeoutMs, ingestConcurrency: config.ingestConcurrency, log });
-    const smtpPort = await mail.listen();
+    const mail = new LocalMailServer({
+      host: config.host,
+      port: config.smtpPort,
+      ctx,
+      socketTimeoutMs: config.smtpSocketTimeoutMs,
+      ingestConcurrency: config.ingestConcurrency,
+      log,
+    });
+    const smtpPort = await listenOrExplain('SMTP', config.smtpPort, () => mail.listen());
     stops.push(() => mail.close());
 
     stops.push(startSweeper(ctx, config.sweepIntervalMs, (e) => log(`[sweep] ${(e as Error).message}`)));
 
-    const state = { pid: process.pid, apiUrl, smtpPort, dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint };
+    const state = { pid: process.pid, store: config.store, apiUrl, smtpPort, ...endpoints };
     fs.writeFileSync(stateFile(config.dataDir), JSON.stringify(state, null, 2));
     stops.push(() => fs.rmSync(stateFile(config.dataDir), { force: true }));
 
-    return {
-      apiUrl,
-      smtpPort,
-      dynamoEndpoint: dynamo.endpoint,
-      s3Endpoint: s3.endpoint,
-      devKey,
-      async stop() {
-        for (const stop of stops.reverse()) await stop();
-        await Promise.all([dynamo?.stop(), s3?.stop()]);
-      },
-    };
+    return { apiUrl, smtpPort, dynamoEndpoint: endpoints?.dynamodb, s3Endpoint: endpoints?.s3, devKey, hadKeys, ctx, stop: stopAll };
   } catch (error) {
-    for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => undefined);
-    await Promise.all([dynamo?.stop(), s3?.stop()]);
+    await stopAll();
     throw error;
   }
 }

@@ -1,17 +1,6 @@
-/**
- * DynamoDB Local never expires items, so the local stack sweeps: an inbox is removed (items and bucket prefix)
- * one grace period after it expired, as DynamoDB TTL and S3 lifecycle do on AWS.
- */
-import { REMOVAL_GRACE_SECONDS } from '../lambdas/core/inbox';
+/** Runs the expiry sweep use case periodically inside the local stack. */
 import type { AppContext } from '../lambdas/usecases/context';
-import { removeInbox } from '../lambdas/usecases/inboxes';
-
-export async function sweepExpired(ctx: AppContext): Promise<number> {
-  const cutoff = Math.floor(ctx.now() / 1000) - REMOVAL_GRACE_SECONDS;
-  const expired = await ctx.stores.inboxes.inboxesExpiredBy(cutoff);
-  for (const inbox of expired) await removeInbox(ctx, inbox);
-  return expired.length;
-}
+import { sweepExpired } from '../lambdas/usecases/inboxes';
 
 export function startSweeper(ctx: AppContext, intervalMs: number, onError: (e: unknown) => void): () => void {
   let running = false;

@@ -5,8 +5,7 @@
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { ApiError, DependencyUnavailable } from '../core/errors';
-import { settings } from '../core/settings';
-import { defaultStores } from '../store';
+import { currentContext } from '../usecases/context';
 import { authorizeKey } from '../usecases/keys';
 import { logger } from '../http/logger';
 
@@ -23,7 +22,7 @@ export const stageWildcard = (methodArn: string): string => methodArn.split('/')
 export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   const key = headerValue(event.headers, 'x-api-key');
   try {
-    const caller = await authorizeKey(defaultStores().keys, settings().plans, key);
+    const caller = await authorizeKey(currentContext(), key);
     return {
       principalId: caller.account_id,
       policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWildcard(event.methodArn) }] },

@@ -37,6 +37,9 @@ export interface AuthVerdicts {
   virus: Verdict;
 }
 
+/** Where nothing checked the mail (the local form). */
+export const DISABLED_VERDICTS: AuthVerdicts = { spf: 'DISABLED', dkim: 'DISABLED', dmarc: 'DISABLED', spam: 'DISABLED', virus: 'DISABLED' };
+
 export interface AttachmentRecord {
   id: string;
   filename: string | null;

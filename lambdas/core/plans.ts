@@ -37,7 +37,7 @@ export const burstOf = (plan: Plan): number => Math.max(10, Math.ceil(plan.reque
  * The plan table with `TEMPMAIL_PLAN_OVERRIDES` (JSON, e.g. `{"dev": {"emails_per_day": 5}}`) merged over it,
  * so tests and benchmarks can shape limits without editing code.
  */
-export function loadPlans(overridesJson: string | undefined = process.env.TEMPMAIL_PLAN_OVERRIDES): Record<PlanName, Plan> {
+export function loadPlans(overridesJson: string | undefined): Record<PlanName, Plan> {
   const plans = structuredClone(BASE_PLANS) as Record<PlanName, Plan>;
   if (!overridesJson) return plans;
   const overrides = JSON.parse(overridesJson) as Record<string, Partial<Plan>>;

@@ -50,7 +50,33 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   deletePrefix(prefix: string): Promise<number>;
   list(prefix: string): Promise<string[]>;
-  presignGet(key: string, expiresInSeconds: number, downloadName?: string | null): Promise<string>;
+  /** A link that serves one object for a limited time, with the response headers given (S3: a pre-signed URL). */
+  presignGet(key: string, expiresInSeconds: number, response: DownloadHeaders): Promise<string>;
+}
+
+/** The headers a download link makes its response carry, so that stored mail is served as data. */
+export interface DownloadHeaders {
+  contentType: string;
+  contentDisposition: string;
+}
+
+/**
+ * The local form only: resolves a download link that its BlobStore signed (S3 checks its own signatures on AWS).
+ * 'forbidden' for a link that was edited or has expired; null when the object is gone.
+ */
+export interface SignedDownloads {
+  open(path: string, query: URLSearchParams, nowMs: number): Promise<{ body: Buffer; headers: DownloadHeaders } | 'forbidden' | null>;
+}
+
+/** Everything the use cases store, behind the ports above. */
+export interface Stores {
+  inboxes: InboxStore;
+  keys: KeyStore;
+  blobs: BlobStore;
+  /** Present where links are signed by this process (the embedded store). */
+  downloads?: SignedDownloads;
+  /** Releases files and connections (the local stack's stop). */
+  close(): Promise<void>;
 }
 
 /** Object keys: everything of an inbox lives under one prefix, so deleting an inbox deletes one prefix. */

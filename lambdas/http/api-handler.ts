@@ -12,9 +12,7 @@ import { ApiError, DependencyUnavailable, errorBody, payloadTooLarge, badRequest
 import { MAX_BODY_BYTES } from '../core/limits';
 import type { Caller } from '../core/model';
 import { isPlanName } from '../core/plans';
-import { settings } from '../core/settings';
-import { defaultStores } from '../store';
-import type { AppContext } from '../usecases/context';
+import { currentContext, type AppContext } from '../usecases/context';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logger } from './logger';
 
@@ -89,9 +87,6 @@ function callerOf(event: APIGatewayProxyEvent): Caller {
   return { account_id: accountId, plan };
 }
 
-let context: AppContext | undefined;
-const appContext = (): AppContext => (context ??= { stores: defaultStores(), settings: settings(), now: Date.now });
-
 export function apiHandler<P = Record<string, never>, Q = Record<string, never>, B = Record<string, never>>(
   schemas: Schemas<P, Q, B>,
   run: (input: HandlerInput<P, Q, B>) => Promise<HandlerResult>,
@@ -103,7 +98,7 @@ export function apiHandler<P = Record<string, never>, Q = Record<string, never>,
       const params = parse(schemas.params, event.pathParameters ?? {}, 'path');
       const query = parse(schemas.query, event.queryStringParameters ?? {}, 'query');
       const body = schemas.body ? parse(schemas.body, parseBody(event), 'body') : (undefined as B);
-      const result = await run({ params, query, body, caller, ctx: appContext(), requestId });
+      const result = await run({ params, query, body, caller, ctx: currentContext(), requestId });
       if ('bytes' in result) {
         return {
           statusCode: result.status,

@@ -6,11 +6,9 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SESEvent, SESReceipt } from 'aws-lambda';
 import type { AuthVerdicts, Verdict } from '../core/model';
-import { settings } from '../core/settings';
-import { defaultStores } from '../store';
-import type { AppContext } from '../usecases/context';
+import { currentContext } from '../usecases/context';
+import { ingestMessage, type InboundMail } from '../usecases/ingest';
 import { logger } from '../http/logger';
-import { ingestMessage, type InboundMail } from './ingest-message';
 
 const metrics = new Metrics({ namespace: 'TempMail', serviceName: 'ingest' });
 
@@ -36,10 +34,8 @@ export function inboundMailFromSes(record: SESEvent['Records'][number]): Inbound
   };
 }
 
-let context: AppContext | undefined;
-
 export const handler = async (event: SESEvent): Promise<{ stored: number; dropped: number }> => {
-  context ??= { stores: defaultStores(), settings: settings(), now: Date.now };
+  const context = currentContext();
   let stored = 0;
   let dropped = 0;
   try {

@@ -1,7 +1,7 @@
 /**
  * Shared AWS client settings and the DynamoDB client, built once per Lambda container (the S3 client lives in
  * s3-blob-store.ts, so that functions without S3 never load its SDK). Endpoints come from the SDK's own settings
- * (AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_S3 locally), so the same code talks to AWS or the local stand-ins.
+ * or, for the local stand-ins, from the config's endpoints, so the same code talks to AWS or the stand-ins.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -11,14 +11,28 @@ let dynamo: DynamoDBDocumentClient | undefined;
 /** Short timeouts and few retries: a dead dependency should become a 503 quickly, not a hung request. */
 export const requestHandler = { connectionTimeout: 2_000, requestTimeout: 10_000 };
 
-export function documentClient(): DynamoDBDocumentClient {
-  dynamo ??= DynamoDBDocumentClient.from(new DynamoDBClient({ maxAttempts: 2, requestHandler }), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+/**
+ * What talking to the local stand-ins (DynamoDB Local, the S3 server) takes instead of AWS: their endpoint, a region,
+ * any credentials, and no CRC checksums (the S3 server predates them).
+ */
+export const standInSettings = (endpoint: string) => ({
+  endpoint,
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  requestChecksumCalculation: 'WHEN_REQUIRED' as const,
+  responseChecksumValidation: 'WHEN_REQUIRED' as const,
+});
+
+/** The DynamoDB document client: one per container on AWS, one per stand-in endpoint locally. */
+export function documentClient(endpoint?: string): DynamoDBDocumentClient {
+  const make = () =>
+    DynamoDBDocumentClient.from(new DynamoDBClient({ maxAttempts: 2, requestHandler, ...(endpoint ? standInSettings(endpoint) : {}) }), {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+  if (endpoint) return make();
+  dynamo ??= make();
   return dynamo;
 }
-
-export const tableName = (): string => process.env.TABLE_NAME ?? 'tempmail';
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 

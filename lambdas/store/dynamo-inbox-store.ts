@@ -13,7 +13,6 @@ import {
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { ApiKeyRecord, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
 import type { InboxStore, KeyStore, Page } from '../core/ports';
-import { documentClient, tableName } from './clients';
 import { guard } from './guard';
 
 export const keys = {
@@ -47,8 +46,8 @@ function cancellationCodes(error: unknown): string[] | null {
 
 export class DynamoInboxStore implements InboxStore, KeyStore {
   constructor(
-    private readonly db: DynamoDBDocumentClient = documentClient(),
-    private readonly table: string = tableName(),
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
   ) {}
 
   private call<T>(fn: () => Promise<T>): Promise<T> {

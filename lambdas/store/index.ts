@@ -1,13 +1,9 @@
-/** The stores a handler uses, built once per container from the environment. */
-import type { BlobStore, InboxStore, KeyStore } from '../core/ports';
+/** The AWS adapters (DynamoDB table, S3 bucket) behind the ports. */
+import type { AwsStoreConfig } from '../config/app-config';
+import type { BlobStore, Stores } from '../core/ports';
+import { documentClient } from './clients';
 import { DynamoInboxStore } from './dynamo-inbox-store';
 import type { S3BlobStore } from './s3-blob-store';
-
-export interface Stores {
-  inboxes: InboxStore;
-  keys: KeyStore;
-  blobs: BlobStore;
-}
 
 /**
  * Loads the S3 client on first use. Half the API's functions never touch S3, and loading the S3 SDK is about a
@@ -15,10 +11,15 @@ export interface Stores {
  */
 class LazyBlobStore implements BlobStore {
   private loaded?: S3BlobStore;
+  constructor(
+    private readonly bucket: string,
+    private readonly endpoint?: string,
+  ) {}
   private get store(): S3BlobStore {
     // A require (not an import) so that esbuild defers the module, and the S3 SDK with it, until this line runs.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    this.loaded ??= new (require('./s3-blob-store') as typeof import('./s3-blob-store')).S3BlobStore();
+    const { S3BlobStore, s3Client } = require('./s3-blob-store') as typeof import('./s3-blob-store');
+    this.loaded ??= new S3BlobStore(s3Client(this.endpoint), this.bucket);
     return this.loaded;
   }
   put: BlobStore['put'] = (...args) => this.store.put(...args);
@@ -31,12 +32,7 @@ class LazyBlobStore implements BlobStore {
   presignGet: BlobStore['presignGet'] = (...args) => this.store.presignGet(...args);
 }
 
-let stores: Stores | undefined;
-
-export function defaultStores(): Stores {
-  if (!stores) {
-    const dynamo = new DynamoInboxStore();
-    stores = { inboxes: dynamo, keys: dynamo, blobs: new LazyBlobStore() };
-  }
-  return stores;
+export function awsStores(config: AwsStoreConfig): Stores {
+  const dynamo = new DynamoInboxStore(documentClient(config.endpoints?.dynamodb), config.table);
+  return { inboxes: dynamo, keys: dynamo, blobs: new LazyBlobStore(config.bucket, config.endpoints?.s3), close: async () => undefined };
 }

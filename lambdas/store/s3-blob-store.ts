@@ -10,26 +10,26 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { BlobStore } from '../core/ports';
-import { requestHandler } from './clients';
+import type { BlobStore, DownloadHeaders } from '../core/ports';
+import { requestHandler, standInSettings } from './clients';
 import { guard } from './guard';
 
 let s3: S3Client | undefined;
 
-function s3Client(): S3Client {
-  s3 ??= new S3Client({ forcePathStyle: !!process.env.AWS_ENDPOINT_URL_S3, maxAttempts: 2, requestHandler });
+/** One client per container on AWS; one per stand-in endpoint locally (path-style: the S3 server has no DNS). */
+export function s3Client(endpoint?: string): S3Client {
+  if (endpoint) return new S3Client({ forcePathStyle: true, maxAttempts: 2, requestHandler, ...standInSettings(endpoint) });
+  s3 ??= new S3Client({ maxAttempts: 2, requestHandler });
   return s3;
 }
-
-const bucketName = (): string => process.env.BUCKET_NAME ?? 'tempmail';
 
 const isMissing = (error: unknown): boolean =>
   ['NoSuchKey', 'NotFound'].includes((error as Error).name) || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
 
 export class S3BlobStore implements BlobStore {
   constructor(
-    private readonly s3: S3Client = s3Client(),
-    private readonly bucket: string = bucketName(),
+    private readonly s3: S3Client,
+    private readonly bucket: string,
   ) {}
 
   private call<T>(fn: () => Promise<T>): Promise<T> {
@@ -108,10 +108,15 @@ export class S3BlobStore implements BlobStore {
     return all.length;
   }
 
-  async presignGet(key: string, expiresInSeconds: number, downloadName?: string | null): Promise<string> {
-    const disposition = downloadName ? `attachment; filename*=UTF-8''${encodeURIComponent(downloadName)}` : undefined;
-    return getSignedUrl(this.s3, new GetObjectCommand({ Bucket: this.bucket, Key: key, ResponseContentDisposition: disposition }), {
-      expiresIn: expiresInSeconds,
+  /** S3's response overrides make the object's headers those of the link, whatever the object was stored with. */
+  async presignGet(key: string, expiresInSeconds: number, response: DownloadHeaders): Promise<string> {
+    const command = new GetObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ResponseContentType: response.contentType,
+      ResponseContentDisposition: response.contentDisposition,
+      ResponseCacheControl: 'no-store',
     });
+    return getSignedUrl(this.s3, command, { expiresIn: expiresInSeconds });
   }
 }

@@ -1,9 +1,51 @@
-import type { Stores } from '../store';
-import type { Settings } from '../core/settings';
+/**
+ * What a use case runs against: storage behind the ports, settings, and a clock. `appContext(config)` is the one
+ * place that builds it; the adapters behind it are chosen by the config's store kind:
+ * - `dynamodb`: DynamoDB and S3 (a deployed function, or the local stack's DynamoDB Local + S3 server form);
+ * - `embedded`: SQLite in the data folder (the local stack's default), loaded only when asked for, so that a
+ *   Lambda bundle never loads the native binding.
+ */
+import type { AppConfig, Settings } from '../config/app-config';
+import { configFromEnv } from '../config/app-config';
+import type { Stores } from '../core/ports';
 
-/** What a use case runs against: storage behind interfaces, settings, and a clock. */
 export interface AppContext {
   stores: Stores;
   settings: Settings;
   now: () => number;
+}
+
+const EMBEDDED_ADAPTER = ['..', 'store', 'sqlite-store'].join('/');
+
+export function appContext(config: AppConfig, now: () => number = Date.now): AppContext {
+  const { domains, plans, downloadUrlSeconds } = config;
+  let stores: Stores;
+  if (config.store.kind === 'embedded') {
+    // Required by a name esbuild does not follow: a deployed bundle carries neither this adapter nor its native
+    // binding (bundles run locally are handed the stack's installed context instead).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { openEmbeddedStores } = require(EMBEDDED_ADAPTER) as typeof import('../store/sqlite-store');
+    stores = openEmbeddedStores(config.store);
+  } else {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { awsStores } = require('../store') as typeof import('../store');
+    stores = awsStores(config.store);
+  }
+  return { stores, settings: { domains, plans, downloadUrlSeconds }, now };
+}
+
+/**
+ * The context handlers run against. The local stack installs the one it built (shared by every handler it loads,
+ * sources or bundles alike, through a process-wide symbol); a Lambda container builds its own from the environment
+ * on first use.
+ */
+const SLOT = Symbol.for('tempmail.appContext');
+type Slot = { [SLOT]?: AppContext };
+
+export function installContext(ctx: AppContext | undefined): void {
+  (globalThis as Slot)[SLOT] = ctx;
+}
+
+export function currentContext(): AppContext {
+  return ((globalThis as Slot)[SLOT] ??= appContext(configFromEnv()));
 }

@@ -2,7 +2,7 @@
 import { matchDomain, normalizeUsername, USERNAME_RULE } from '../core/address';
 import { badRequest, conflict, notFound } from '../core/errors';
 import { INBOX_ID, newInboxId, randomUsername } from '../core/ids';
-import { isExpired, lifetime, resolveTtl } from '../core/inbox';
+import { isExpired, lifetime, REMOVAL_GRACE_SECONDS, resolveTtl } from '../core/inbox';
 import type { Caller, InboxRecord } from '../core/model';
 import { blobKeys } from '../core/ports';
 import type { AppContext } from './context';
@@ -61,4 +61,15 @@ export async function removeInbox(ctx: AppContext, inbox: InboxRecord): Promise<
 
 export async function deleteInbox(ctx: AppContext, caller: Caller, inboxId: string): Promise<void> {
   await removeInbox(ctx, await ownedInbox(ctx, caller, inboxId));
+}
+
+/**
+ * Removes inboxes one grace period after they expired, as DynamoDB TTL and S3 lifecycle do on AWS: the local
+ * stack's periodic sweep (neither the embedded store nor DynamoDB Local expires anything by itself).
+ */
+export async function sweepExpired(ctx: AppContext): Promise<number> {
+  const cutoff = Math.floor(ctx.now() / 1000) - REMOVAL_GRACE_SECONDS;
+  const expired = await ctx.stores.inboxes.inboxesExpiredBy(cutoff);
+  for (const inbox of expired) await removeInbox(ctx, inbox);
+  return expired.length;
 }

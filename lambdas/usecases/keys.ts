@@ -3,8 +3,15 @@ import { randomUUID } from 'node:crypto';
 import { forbidden, unauthorized } from '../core/errors';
 import { hashApiKey, keyHint, newApiKey } from '../core/ids';
 import type { ApiKeyRecord, Caller } from '../core/model';
-import type { Plan, PlanName } from '../core/plans';
-import type { KeyStore } from '../core/ports';
+import type { PlanName } from '../core/plans';
+import type { Settings } from '../config/app-config';
+import type { Stores } from '../core/ports';
+
+/** What the key use cases need: the key store alone, so the CLI can run them against a deployed stack's table. */
+export interface KeyContext {
+  stores: Pick<Stores, 'keys'>;
+  now: () => number;
+}
 
 export interface IssuedKey {
   key: string;
@@ -13,7 +20,7 @@ export interface IssuedKey {
 
 /** A new key is its own account unless an account id is given. `key` lets seeded keys keep a known value. */
 export async function issueKey(
-  keys: KeyStore,
+  ctx: KeyContext,
   plan: PlanName,
   options: { key?: string; accountId?: string; apiKeyId?: string; nowMs?: number } = {},
 ): Promise<IssuedKey> {
@@ -23,30 +30,40 @@ export async function issueKey(
     account_id: options.accountId ?? `acct_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
     plan,
     hint: keyHint(key),
-    created_at: new Date(options.nowMs ?? Date.now()).toISOString(),
+    created_at: new Date(options.nowMs ?? ctx.now()).toISOString(),
     ...(options.apiKeyId ? { api_key_id: options.apiKeyId } : {}),
   };
-  await keys.putKey(record);
+  await ctx.stores.keys.putKey(record);
   return { key, record };
 }
 
 /** The key named by its value or by its hash (the listing shows hashes, never values). */
-export async function findKey(keys: KeyStore, keyOrHash: string): Promise<ApiKeyRecord | null> {
+export async function findKey(ctx: Pick<KeyContext, 'stores'>, keyOrHash: string): Promise<ApiKeyRecord | null> {
   const hash = /^[0-9a-f]{64}$/.test(keyOrHash) ? keyOrHash : hashApiKey(keyOrHash);
-  return keys.getKey(hash);
+  return ctx.stores.keys.getKey(hash);
 }
 
-export async function revokeKey(keys: KeyStore, keyOrHash: string, nowMs = Date.now()): Promise<ApiKeyRecord | null> {
-  const found = await findKey(keys, keyOrHash);
-  return found ? keys.revokeKey(found.key_hash, new Date(nowMs).toISOString()) : null;
+export async function revokeKey(ctx: KeyContext, keyOrHash: string): Promise<ApiKeyRecord | null> {
+  const found = await findKey(ctx, keyOrHash);
+  return found ? ctx.stores.keys.revokeKey(found.key_hash, new Date(ctx.now()).toISOString()) : null;
+}
+
+/** Every key's record (hashes and hints, never keys), oldest first. */
+export async function listKeys(ctx: Pick<KeyContext, 'stores'>): Promise<ApiKeyRecord[]> {
+  return ctx.stores.keys.listKeys();
+}
+
+/** Keys that must exist (the local stack's seeded keys): made when absent, left alone when present. */
+export async function ensureKey(ctx: KeyContext, plan: PlanName, key: string): Promise<void> {
+  if (!(await ctx.stores.keys.getKey(hashApiKey(key)))) await issueKey(ctx, plan, { key });
 }
 
 /** 401 for a missing, unknown or revoked key; 403 for a plan without API access. */
-export async function authorizeKey(keys: KeyStore, plans: Record<PlanName, Plan>, key: string | undefined): Promise<Caller> {
+export async function authorizeKey(ctx: Pick<KeyContext, 'stores'> & { settings: Pick<Settings, 'plans'> }, key: string | undefined): Promise<Caller> {
   if (!key) throw unauthorized('missing API key: send it in the X-API-Key header');
-  const record = await keys.getKey(hashApiKey(key));
+  const record = await ctx.stores.keys.getKey(hashApiKey(key));
   if (!record || record.revoked_at) throw unauthorized('invalid API key');
-  const plan = plans[record.plan];
+  const plan = ctx.settings.plans[record.plan];
   if (!plan?.api_access) throw forbidden(`the ${record.plan} plan has no API access; subscribe to a paid plan`);
   return { account_id: record.account_id, plan: record.plan };
 }

@@ -1,6 +1,8 @@
 /** Message use cases: list, read, raw, delete, wait. */
 import { decodeCursor, encodeCursor } from '../core/cursor';
-import { notFound } from '../core/errors';
+import { attachmentDownload } from '../core/downloads';
+import { blobKeys } from '../core/ports';
+import { forbidden, notFound } from '../core/errors';
 import { INBOX_ID, MESSAGE_ID } from '../core/ids';
 import { DEFAULT_PAGE_SIZE, DEFAULT_WAIT_SECONDS } from '../core/limits';
 import type { Caller, MessageRecord } from '../core/model';
@@ -35,7 +37,7 @@ export async function fullMessage(ctx: AppContext, message: MessageRecord) {
     if (stored) body = JSON.parse(stored.toString('utf8')) as typeof body;
   }
   const urls = await Promise.all(
-    message.attachments.map((a) => ctx.stores.blobs.presignGet(a.key, ctx.settings.downloadUrlSeconds, a.filename)),
+    message.attachments.map((a) => ctx.stores.blobs.presignGet(a.key, ctx.settings.downloadUrlSeconds, attachmentDownload(a))),
   );
   return messageView(message, body, urls);
 }
@@ -54,7 +56,7 @@ export async function getRawMessage(ctx: AppContext, caller: Caller, inboxId: st
 export async function deleteMessage(ctx: AppContext, caller: Caller, inboxId: string, messageId: string): Promise<void> {
   const message = await ownedMessage(ctx, caller, inboxId, messageId);
   if (!(await ctx.stores.inboxes.deleteMessage(inboxId, message.id))) throw notFound(`message not found: ${messageId}`);
-  await ctx.stores.blobs.deletePrefix(`inboxes/${inboxId}/${message.id}/`);
+  await ctx.stores.blobs.deletePrefix(blobKeys.message(inboxId, message.id));
 }
 
 export interface WaitQuery {
@@ -93,4 +95,15 @@ export async function waitForMessage(ctx: AppContext, caller: Caller, inboxId: s
     if (left <= 0) return { message: null, timed_out: true };
     await new Promise((r) => setTimeout(r, Math.min(POLL_MS, left)));
   }
+}
+
+/**
+ * A download link the local gateway serves (the embedded store signs them; on AWS S3 serves its own pre-signed
+ * URLs). 403 for an edited or expired link, 404 once the object is gone.
+ */
+export async function openDownload(ctx: AppContext, path: string, query: URLSearchParams) {
+  const opened = ctx.stores.downloads ? await ctx.stores.downloads.open(path, query, ctx.now()) : 'forbidden';
+  if (opened === 'forbidden') throw forbidden('this download link is invalid or has expired');
+  if (!opened) throw notFound('this object is no longer stored');
+  return opened;
 }

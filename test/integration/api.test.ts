@@ -14,7 +14,7 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
 async function freshKey(plan: 'dev' | 'startup' | 'enterprise' | 'free') {
-  return (await issueKey(store.inboxes, plan)).key;
+  return (await issueKey(store.keyContext, plan)).key;
 }
 
 describe('POST /v1/inboxes', () => {
@@ -160,7 +160,7 @@ describe('authentication, plans and ownership', () => {
     const key = await freshKey('startup');
     expect((await http(stack.apiUrl, key)('GET', '/v1/domains')).status).toBe(200);
     const { revokeKey } = await import('../../lambdas/usecases/keys');
-    await revokeKey(store.inboxes, key);
+    await revokeKey(store.keyContext, key);
     expectError(await http(stack.apiUrl, key)('GET', '/v1/domains'), 401);
   });
 

@@ -1,34 +1,30 @@
 /**
- * Ingest reliability against real DynamoDB Local and S3: SES events processed twice, ingest failing while
- * DynamoDB is down and recovering, accepted mail resumed after a restart, old-style address claims, and the daily
- * e-mail limit.
+ * Ingest reliability, on the embedded store and (in the dynamodb project) on DynamoDB Local and the S3 server: SES
+ * events processed twice, ingest failing while DynamoDB is down and recovering, accepted mail resumed after a
+ * restart, old-style address claims, and the daily e-mail limit.
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { freePort } from '../../local/ports';
-import { localAwsEnv, LOCAL_BUCKET, LOCAL_TABLE } from '../../local/aws-env';
-import { envelopeMetadata, sesEvent } from '../../local/smtp';
+import { envelopeMetadata } from '../../lambdas/usecases/inbound';
+import { installContext } from '../../lambdas/usecases/context';
 import { blobKeys } from '../../lambdas/core/ports';
+import { sesEvent } from '../support/ses';
 import { http } from '../support/http';
 import { eventually, sendMail, smtpSession } from '../support/mail';
 import { sharedStack } from '../support/shared';
 import { startStack, type StackHandle } from '../support/stack';
-import { storesFor } from '../support/store';
+import { storesFor, stripClaimRouting } from '../support/store';
 
 describe('the ingest handler, called twice with one SES event', () => {
   const stack = sharedStack();
-  const saved = { ...process.env };
-  afterAll(() => {
-    process.env = saved;
-  });
+  afterAll(() => installContext(undefined));
 
   it('stores one message per recipient, not two', async () => {
-    Object.assign(
-      process.env,
-      localAwsEnv({ dynamoEndpoint: stack.dynamoEndpoint, s3Endpoint: stack.s3Endpoint, table: LOCAL_TABLE, bucket: LOCAL_BUCKET }),
-      { TEMPMAIL_DOMAINS: stack.domains.join(','), POWERTOOLS_METRICS_DISABLED: 'true' },
-    );
+    process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+    // The handler runs on the stack's own storage, as the local stack runs it.
+    installContext(storesFor(stack).context);
     const api = http(stack.apiUrl, stack.keys.enterprise);
     const a = (await api('POST', '/v1/inboxes', {})).body;
     const b = (await api('POST', '/v1/inboxes', { domain: 'inbox.test' })).body;
@@ -45,11 +41,11 @@ describe('the ingest handler, called twice with one SES event', () => {
     }
   });
 
-  it('routes mail through an address claim written before claims carried routing fields', async () => {
+  (stack.store === 'dynamodb' ? it : it.skip)('routes mail through an address claim written before claims carried routing fields', async () => {
     const api = http(stack.apiUrl, stack.keys.enterprise);
     const inbox = (await api('POST', '/v1/inboxes', {})).body;
     const store = storesFor(stack);
-    await store.stripClaimRouting(inbox.email);
+    await stripClaimRouting(stack.dynamoEndpoint!, inbox.email);
     expect(await store.inboxes.inboxForAddress(inbox.email)).toMatchObject({ id: inbox.id, account_id: expect.any(String), plan: 'enterprise' });
     await sendMail(stack.smtpPort, { to: inbox.email, subject: 'old claim', text: 'still delivered' });
     const list = await eventually(async () => {
@@ -60,34 +56,37 @@ describe('the ingest handler, called twice with one SES event', () => {
   });
 });
 
-describe('with DynamoDB Local run by the test (so it can be stopped)', () => {
-  let dynamo: DynamoDbLocal;
+describe('on a stack of its own (in the dynamodb form, with DynamoDB Local run by the test, so it can be stopped)', () => {
+  const kind = sharedStack().store;
+  let dynamo: DynamoDbLocal | undefined;
   let dynamoPort: number;
   let stack: StackHandle;
-  const dataDir = path.join(require('node:os').tmpdir(), `tempmail-ingest-${process.pid}`);
+  const dataDir = path.join(require('node:os').tmpdir(), `tempmail-ingest-${process.pid}-${kind}`);
 
   beforeAll(async () => {
-    dynamoPort = await freePort();
-    dynamo = await startDynamoDbLocal({ host: '127.0.0.1', port: dynamoPort, dataDir: path.join(dataDir, 'dynamodb') });
-    stack = await startStack({
-      dataDir,
-      env: { TEMPMAIL_DYNAMODB_ENDPOINT: dynamo.endpoint, TEMPMAIL_PLAN_OVERRIDES: JSON.stringify({ dev: { emails_per_day: 3 } }) },
-    });
+    const env: Record<string, string> = { TEMPMAIL_PLAN_OVERRIDES: JSON.stringify({ dev: { emails_per_day: 3 } }) };
+    if (kind === 'dynamodb') {
+      dynamoPort = await freePort();
+      dynamo = await startDynamoDbLocal({ host: '127.0.0.1', port: dynamoPort, dataDir: path.join(dataDir, 'dynamodb') });
+      env.TEMPMAIL_DYNAMODB_ENDPOINT = dynamo.endpoint;
+    }
+    stack = await startStack({ dataDir, store: kind, env });
   });
   afterAll(async () => {
     await stack.stop();
-    await dynamo.stop();
+    await storesFor(stack).close();
+    await dynamo?.stop();
     spawnSync('rm', ['-rf', dataDir]);
   });
 
-  it('a mail accepted while DynamoDB is down is stored once it is back: none lost', async () => {
+  (kind === 'dynamodb' ? it : it.skip)('a mail accepted while DynamoDB is down is stored once it is back: none lost', async () => {
     const api = http(stack.apiUrl, stack.keys.enterprise);
     const inbox = (await api('POST', '/v1/inboxes', {})).body;
     const session = await smtpSession(stack.smtpPort);
     await session.say('EHLO test');
     await session.say('MAIL FROM:<a@example.com>');
     expect(await session.say(`RCPT TO:<${inbox.email}>`)).toMatch(/^250 /);
-    await dynamo.stop();
+    await dynamo!.stop();
     expect(await session.say('DATA')).toMatch(/^354 /);
     // S3 still works, so the mail is durable and accepted; ingest fails until DynamoDB returns.
     expect(await session.data('Subject: survives\r\n\r\nhello\r\n')).toMatch(/^250 /);
@@ -113,7 +112,7 @@ describe('with DynamoDB Local run by the test (so it can be stopped)', () => {
     // What accepted-but-unprocessed mail leaves behind: the inbound object with its envelope in its metadata, or,
     // for an envelope too large for metadata, in a spool object beside it. The running stack scans only at
     // start-up, so these wait for the restart.
-    const s3 = storesFor({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: stack.s3Endpoint });
+    const s3 = storesFor(stack);
     const envelope = (mailId: string, recipients: string[]) => ({ mailId, recipients, envelopeFrom: 'a@example.com', receivedAt: new Date().toISOString() });
     const pending = async (mailId: string, subject: string, recipients: string[]) => {
       const entry = envelope(mailId, recipients);

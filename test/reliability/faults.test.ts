@@ -8,7 +8,7 @@ import path from 'node:path';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { freePort } from '../../local/ports';
 import { startS3Local, type S3Local } from '../../local/s3-local';
-import { LOCAL_BUCKET } from '../../local/aws-env';
+import { LOCAL_BUCKET } from '../../local/config';
 import { expectError, http } from '../support/http';
 import { eventually, sendMail, smtpSession } from '../support/mail';
 import { startStack, type StackHandle } from '../support/stack';

@@ -14,8 +14,8 @@ const stack = sharedStack();
 const store = storesFor(stack);
 
 it('never lets one account see or change another account’s inboxes and messages', async () => {
-  const owner = http(stack.apiUrl, (await issueKey(store.inboxes, 'enterprise')).key);
-  const intruder = http(stack.apiUrl, (await issueKey(store.inboxes, 'enterprise')).key);
+  const owner = http(stack.apiUrl, (await issueKey(store.keyContext, 'enterprise')).key);
+  const intruder = http(stack.apiUrl, (await issueKey(store.keyContext, 'enterprise')).key);
   const secret = `secret-${Date.now()}`;
   const inboxes: { id: string; email: string; messageId: string }[] = [];
   for (let i = 0; i < 3; i++) {

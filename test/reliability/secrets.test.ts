@@ -24,7 +24,7 @@ it('never logs a key and stores keys hashed', async () => {
       expect(logs).not.toContain(key.slice(8)); // nor any large part of it
     }
     await stack.restart();
-    const items = await storesFor(stack).inboxes.listKeys();
+    const items = await storesFor(stack).keys.listKeys();
     const dump = JSON.stringify(items);
     for (const key of Object.values(stack.keys)) {
       expect(dump).not.toContain(key);

@@ -1,5 +1,6 @@
 import type { StackHandle } from './stack';
 
 export default async function globalTeardown(): Promise<void> {
-  await (globalThis as { __TEMPMAIL_STACK__?: StackHandle }).__TEMPMAIL_STACK__?.stop();
+  const stacks = (globalThis as { __TEMPMAIL_STACKS__?: StackHandle[] }).__TEMPMAIL_STACKS__ ?? [];
+  await Promise.all(stacks.splice(0).map((stack) => stack.stop()));
 }

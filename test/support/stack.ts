@@ -8,15 +8,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../local/ports';
+import type { StoreKind } from '../../lambdas/config/app-config';
 import type { PlanName } from '../../lambdas/core/plans';
 
 export type Keys = Record<PlanName, string>;
 
 export interface StackHandle {
+  store: StoreKind;
   apiUrl: string;
   smtpPort: number;
-  dynamoEndpoint: string;
-  s3Endpoint: string;
+  /** The stand-ins (dynamodb form only). */
+  dynamoEndpoint?: string;
+  s3Endpoint?: string;
   dataDir: string;
   keys: Keys;
   domains: string[];
@@ -32,6 +35,8 @@ export interface StackHandle {
 }
 
 export interface StackOptions {
+  /** Default: the kind of the jest project running (TEMPMAIL_TEST_KIND), else embedded. */
+  store?: StoreKind;
   env?: Record<string, string>;
   dataDir?: string;
 }
@@ -49,9 +54,11 @@ export const newTestKeys = (): Keys => ({
 export async function startStack(options: StackOptions = {}): Promise<StackHandle> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-test-'));
   const keys = newTestKeys();
+  const store: StoreKind = options.store ?? (process.env.TEMPMAIL_TEST_KIND === 'dynamodb' ? 'dynamodb' : 'embedded');
   const [port, smtpPort, dynamoPort, s3Port] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    TEMPMAIL_STORE: store,
     PORT: String(port),
     SMTP_PORT: String(smtpPort),
     TEMPMAIL_DYNAMODB_PORT: String(dynamoPort),
@@ -98,11 +105,13 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
     });
 
   await launch();
+  const standIns = store === 'dynamodb';
   const handle: StackHandle = {
+    store,
     apiUrl: `http://127.0.0.1:${port}`,
     smtpPort,
-    dynamoEndpoint: `http://127.0.0.1:${dynamoPort}`,
-    s3Endpoint: `http://127.0.0.1:${s3Port}`,
+    dynamoEndpoint: standIns ? (options.env?.TEMPMAIL_DYNAMODB_ENDPOINT ?? `http://127.0.0.1:${dynamoPort}`) : undefined,
+    s3Endpoint: standIns ? (options.env?.TEMPMAIL_S3_ENDPOINT ?? `http://127.0.0.1:${s3Port}`) : undefined,
     dataDir,
     keys,
     domains: TEST_DOMAINS,

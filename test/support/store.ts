@@ -1,49 +1,115 @@
-/** Direct access to a stack's table and bucket, for seeding data and checking what is stored. */
+/**
+ * Direct access to a stack's storage, for seeding data and checking what is stored: the same adapters the stack runs
+ * (the SQLite database in its data folder, opened beside the running stack; or DynamoDB Local and the S3 server).
+ */
+import path from 'node:path';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
-import { DynamoInboxStore, keys } from '../../lambdas/store/dynamo-inbox-store';
-import { S3BlobStore } from '../../lambdas/store/s3-blob-store';
-import { LOCAL_BUCKET, LOCAL_TABLE } from '../../local/aws-env';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { appConfig } from '../../lambdas/config/app-config';
+import type { BlobStore, InboxStore, KeyStore } from '../../lambdas/core/ports';
+import { documentClient, standInSettings } from '../../lambdas/store/clients';
+import { keys } from '../../lambdas/store/dynamo-inbox-store';
+import { DATABASE_FILE } from '../../lambdas/store/sqlite-store';
+import { appContext, type AppContext } from '../../lambdas/usecases/context';
+import type { KeyContext } from '../../lambdas/usecases/keys';
+import { LOCAL_BUCKET, LOCAL_TABLE } from '../../local/config';
 
-const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+export interface StackStorage {
+  store: 'embedded' | 'dynamodb';
+  dataDir: string;
+  dynamoEndpoint?: string;
+  s3Endpoint?: string;
+}
 
-export function storesFor(stack: { dynamoEndpoint: string; s3Endpoint: string }) {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  const dynamo = new DynamoDBClient({ endpoint: stack.dynamoEndpoint, region: 'us-east-1', credentials });
-  const doc = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
-  const s3 = new S3Client({
-    endpoint: stack.s3Endpoint,
-    region: 'us-east-1',
-    credentials,
-    forcePathStyle: true,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
-  const inboxes = new DynamoInboxStore(doc, LOCAL_TABLE);
-  const blobs = new S3BlobStore(s3, LOCAL_BUCKET);
+export interface TestStores {
+  inboxes: InboxStore;
+  keys: KeyStore;
+  blobs: BlobStore;
+  /** For the key use cases. */
+  keyContext: KeyContext;
+  /** The whole context on the stack's storage (for running handlers in the test process). */
+  context: AppContext;
+  /** Moves an inbox's expiry (and its claim's) to `epoch`: time passing, without waiting for it. */
+  setExpiry(inboxId: string, email: string, epoch: number): Promise<void>;
+  /** Inbox, address claim and message records still stored (after deletes: none). */
+  inboxItemsLeft(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+const opened = new Map<string, TestStores>();
+
+export function storesFor(stack: StackStorage): TestStores {
+  const id = `${stack.store}:${stack.dataDir}:${stack.dynamoEndpoint ?? ''}`;
+  let stores = opened.get(id);
+  if (!stores) {
+    stores = stack.store === 'embedded' ? embedded(stack.dataDir) : dynamo(stack.dynamoEndpoint!, stack.s3Endpoint!);
+    opened.set(id, stores);
+  }
+  return stores;
+}
+
+function embedded(dataDir: string): TestStores {
+  const ctx = appContext(appConfig({ store: { kind: 'embedded', dataDir, publicUrl: 'http://127.0.0.1' } }));
+  // A second connection for what the ports do not offer (moving time); WAL lets it share the file with the stack.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Driver = require('libsql') as new (file: string) => { prepare(sql: string): { run(...a: unknown[]): unknown; all(...a: unknown[]): Record<string, unknown>[] }; pragma(s: string): unknown; close(): void };
+  const db = new Driver(path.join(dataDir, DATABASE_FILE));
+  db.pragma('busy_timeout = 5000');
   return {
-    inboxes,
-    blobs,
-    /** Moves an inbox's expiry (and its claim's) to `epoch`: time passing, without waiting for it. */
-    async setExpiry(inboxId: string, email: string, epoch: number) {
+    ...ctx.stores,
+    keyContext: ctx,
+    context: ctx,
+    async setExpiry(inboxId, email, epoch) {
+      db.prepare("UPDATE inboxes SET expires_at_epoch = ?, record = json_set(record, '$.expires_at_epoch', ?, '$.expires_at', ?) WHERE id = ?").run(
+        epoch,
+        epoch,
+        new Date(epoch * 1000).toISOString(),
+        inboxId,
+      );
+      db.prepare('UPDATE address_claims SET expires_at_epoch = ? WHERE address = ?').run(epoch, email);
+    },
+    async inboxItemsLeft() {
+      return ['inboxes', 'address_claims', 'messages'].flatMap((table) => db.prepare(`SELECT '${table}' AS t FROM ${table}`).all().map((r) => String(r.t)));
+    },
+    async close() {
+      db.close();
+      await ctx.stores.close();
+    },
+  };
+}
+
+function dynamo(dynamoEndpoint: string, s3Endpoint: string): TestStores {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  const ctx = appContext(appConfig({ store: { kind: 'dynamodb', table: LOCAL_TABLE, bucket: LOCAL_BUCKET, endpoints: { dynamodb: dynamoEndpoint, s3: s3Endpoint } } }));
+  const doc = documentClient(dynamoEndpoint);
+  const raw = new DynamoDBClient(standInSettings(dynamoEndpoint));
+  return {
+    ...ctx.stores,
+    keyContext: ctx,
+    context: ctx,
+    async setExpiry(inboxId, email, epoch) {
       await doc.send(new UpdateCommand({ TableName: LOCAL_TABLE, Key: keys.inbox(inboxId), UpdateExpression: 'SET expires_at_epoch = :e, expires_at = :iso', ExpressionAttributeValues: { ':e': epoch, ':iso': new Date(epoch * 1000).toISOString() } }));
       await doc.send(new UpdateCommand({ TableName: LOCAL_TABLE, Key: keys.address(email), UpdateExpression: 'SET expires_at_epoch = :e', ExpressionAttributeValues: { ':e': epoch } }));
     },
-    /** Makes an address claim look as claims did before they carried routing fields (inbox id and expiry only). */
-    async stripClaimRouting(email: string) {
-      await doc.send(new UpdateCommand({ TableName: LOCAL_TABLE, Key: keys.address(email), UpdateExpression: 'REMOVE account_id, #plan', ExpressionAttributeNames: { '#plan': 'plan' } }));
-    },
-    /** Every item key in the table, raw. */
-    async allItemKeys(): Promise<string[]> {
+    async inboxItemsLeft() {
       const out: string[] = [];
       let start: Record<string, any> | undefined; // eslint-disable-line @typescript-eslint/no-explicit-any
       do {
-        const page = await dynamo.send(new ScanCommand({ TableName: LOCAL_TABLE, ProjectionExpression: 'pk, sk', ExclusiveStartKey: start }));
+        const page = await raw.send(new ScanCommand({ TableName: LOCAL_TABLE, ProjectionExpression: 'pk, sk', ExclusiveStartKey: start }));
         for (const item of page.Items ?? []) out.push(`${item.pk.S}|${item.sk.S}`);
         start = page.LastEvaluatedKey;
       } while (start);
-      return out;
+      return out.filter((k) => /^(INBOX|ADDR)/.test(k));
+    },
+    async close() {
+      await ctx.stores.close();
     },
   };
+}
+
+/** Makes an address claim look as claims did before they carried routing fields (DynamoDB form only). */
+export async function stripClaimRouting(dynamoEndpoint: string, email: string): Promise<void> {
+  await documentClient(dynamoEndpoint).send(
+    new UpdateCommand({ TableName: LOCAL_TABLE, Key: keys.address(email), UpdateExpression: 'REMOVE account_id, #plan', ExpressionAttributeNames: { '#plan': 'plan' } }),
+  );
 }

@@ -103,7 +103,7 @@ describe('keys on AWS', () => {
     const record = await store.getKey(hashApiKey(created.key));
     expect(record).toEqual(expect.objectContaining({ plan: 'dev', api_key_id: 'key-id-1', key_hash: hashApiKey(created.key) }));
     expect(JSON.stringify(record)).not.toContain(created.key);
-    await expect(authorizeKey(store, BASE_PLANS, created.key)).resolves.toEqual({ account_id: record!.account_id, plan: 'dev' });
+    await expect(authorizeKey({ stores: { keys: store }, settings: { plans: BASE_PLANS } }, created.key)).resolves.toEqual({ account_id: record!.account_id, plan: 'dev' });
   });
 
   it('deletes the API key again when adding it to the usage plan fails, and writes no record', async () => {
@@ -120,7 +120,7 @@ describe('keys on AWS', () => {
     const created = await createKeyOnAws({ stackName: STACK, plan: 'free' });
     expect(apigw.calls()).toHaveLength(0);
     expect(created.apiKeyId).toBeUndefined();
-    await expect(authorizeKey(store, BASE_PLANS, created.key)).rejects.toMatchObject({ status: 403 });
+    await expect(authorizeKey({ stores: { keys: store }, settings: { plans: BASE_PLANS } }, created.key)).rejects.toMatchObject({ status: 403 });
   });
 
   it('revokes all three: the record, the usage plan membership and the API key; by key or by hash', async () => {
@@ -134,7 +134,7 @@ describe('keys on AWS', () => {
     const revokedA = await revokeKeyOnAws({ stackName: STACK, key: a.key });
     expect(revokedA).toEqual(expect.objectContaining({ usagePlanKey: 'deleted', apiKey: 'deleted' }));
     expect(revokedA!.record.revoked_at).toEqual(expect.any(String));
-    await expect(authorizeKey(store, BASE_PLANS, a.key)).rejects.toMatchObject({ status: 401 });
+    await expect(authorizeKey({ stores: { keys: store }, settings: { plans: BASE_PLANS } }, a.key)).rejects.toMatchObject({ status: 401 });
     expect(apigw.commandCalls(DeleteUsagePlanKeyCommand).map((c) => c.args[0].input)).toEqual([{ usagePlanId: 'up-enterprise', keyId: 'key-a' }]);
     expect(apigw.commandCalls(DeleteApiKeyCommand).map((c) => c.args[0].input)).toEqual([{ apiKey: 'key-a' }]);
 
@@ -144,7 +144,7 @@ describe('keys on AWS', () => {
     apigw.on(DeleteApiKeyCommand).rejects(notFound);
     const revokedB = await revokeKeyOnAws({ stackName: STACK, key: hashApiKey(b.key) });
     expect(revokedB).toEqual(expect.objectContaining({ usagePlanKey: 'absent', apiKey: 'absent' }));
-    await expect(authorizeKey(store, BASE_PLANS, b.key)).rejects.toMatchObject({ status: 401 });
+    await expect(authorizeKey({ stores: { keys: store }, settings: { plans: BASE_PLANS } }, b.key)).rejects.toMatchObject({ status: 401 });
 
     await expect(revokeKeyOnAws({ stackName: STACK, key: 'tm_no_such_key' })).resolves.toBeNull();
   });

@@ -1,0 +1,95 @@
+/**
+ * The one validated config object the service runs on, read from the environment in one place. A Lambda function
+ * gets it from the variables CDK sets (TABLE_NAME, BUCKET_NAME, TEMPMAIL_DOMAINS); the local stack builds it from
+ * its own settings (local/config.ts). Nothing else reads process.env for service behaviour.
+ */
+import * as z from 'zod/mini';
+import { parseDomains } from '../core/address';
+import { loadPlans, type Plan, type PlanName } from '../core/plans';
+
+export const STORE_KINDS = ['embedded', 'dynamodb'] as const;
+export type StoreKind = (typeof STORE_KINDS)[number];
+
+export interface Settings {
+  domains: string[];
+  plans: Record<PlanName, Plan>;
+  /** Lifetime of attachment and raw-mail download links, as S3 pre-signed URLs. */
+  downloadUrlSeconds: number;
+}
+
+export interface EmbeddedStoreConfig {
+  kind: 'embedded';
+  /** The data folder: the SQLite database and the download-link signing secret. */
+  dataDir: string;
+  /** Base of the download links the local gateway serves (`http://host:port`). */
+  publicUrl: string;
+}
+
+export interface AwsStoreConfig {
+  kind: 'dynamodb';
+  table: string;
+  bucket: string;
+  /** The local stand-ins (DynamoDB Local, the S3 server); absent on AWS. */
+  endpoints?: { dynamodb: string; s3: string };
+}
+
+export interface AppConfig extends Settings {
+  store: EmbeddedStoreConfig | AwsStoreConfig;
+}
+
+const DOWNLOAD_URL_SECONDS = 900;
+
+const envSchema = z.object({
+  TEMPMAIL_STORE: z.optional(z.enum(STORE_KINDS)),
+  TEMPMAIL_DOMAINS: z.optional(z.string()),
+  TEMPMAIL_PLAN_OVERRIDES: z.optional(z.string()),
+  TABLE_NAME: z.optional(z.string().check(z.minLength(1))),
+  BUCKET_NAME: z.optional(z.string().check(z.minLength(1))),
+  TEMPMAIL_DATA_DIR: z.optional(z.string().check(z.minLength(1))),
+  TEMPMAIL_PUBLIC_URL: z.optional(z.url()),
+});
+
+/** Thrown for a config that cannot work; the message names the setting. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * The config of a Lambda function (and of anything else configured by the environment alone). Without
+ * TEMPMAIL_STORE it is the AWS form: that is what a deployed function runs.
+ */
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const parsed = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`${issue.path.join('.')}: ${issue.message}`);
+  }
+  const vars = parsed.data;
+  const kind = vars.TEMPMAIL_STORE ?? 'dynamodb';
+  const store: AppConfig['store'] =
+    kind === 'embedded'
+      ? { kind, dataDir: required(vars.TEMPMAIL_DATA_DIR, 'TEMPMAIL_DATA_DIR'), publicUrl: required(vars.TEMPMAIL_PUBLIC_URL, 'TEMPMAIL_PUBLIC_URL') }
+      : { kind, table: vars.TABLE_NAME ?? 'tempmail', bucket: vars.BUCKET_NAME ?? 'tempmail' };
+  return appConfig({ store, domains: vars.TEMPMAIL_DOMAINS, planOverrides: vars.TEMPMAIL_PLAN_OVERRIDES });
+}
+
+/** Validates and completes a config built in code (the local stack, the CLI, tests). */
+export function appConfig(input: { store: AppConfig['store']; domains?: string | string[]; planOverrides?: string }): AppConfig {
+  let plans: Record<PlanName, Plan>;
+  let domains: string[];
+  try {
+    domains = parseDomains(Array.isArray(input.domains) ? input.domains.join(',') : input.domains);
+    plans = loadPlans(input.planOverrides);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  return { store: input.store, domains, plans, downloadUrlSeconds: DOWNLOAD_URL_SECONDS };
+}
+
+function required(value: string | undefined, name: string): string {
+  if (!value) throw new ConfigError(`${name} is required with TEMPMAIL_STORE=embedded`);
+  return value;
+}

@@ -1,0 +1,450 @@
+/**
+ * The embedded adapters: InboxStore, KeyStore and BlobStore on one SQLite database in the data folder (WAL mode,
+ * through `libsql`, which ships prebuilt binaries as npm packages), running inside the local stack's process.
+ *
+ * Durability: every write is committed with `synchronous = FULL` (fsync) before its promise resolves, so a mail's
+ * 250 follows an fsync of its raw bytes. Writes that arrive together are committed together (group commit): each
+ * runs in a savepoint of one transaction, so one write's failure undoes only that write, and a burst of mail costs
+ * one fsync per batch instead of one per mail.
+ *
+ * Blobs (raw mail, bodies, attachments) live in the database: one commit covers a mail and its envelope, deleting an
+ * inbox deletes one key range, and there are no files to keep in step with rows.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { EmbeddedStoreConfig } from '../config/app-config';
+import { DependencyUnavailable } from '../core/errors';
+import type { ApiKeyRecord, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
+import type { BlobStore, DownloadHeaders, InboxStore, KeyStore, Page, SignedDownloads, Stores } from '../core/ports';
+
+// libsql ships no types of its own; better-sqlite3's API, of which we use this much.
+interface Statement {
+  run(...params: unknown[]): { changes: number };
+  get(...params: unknown[]): Record<string, unknown> | undefined;
+  all(...params: unknown[]): Record<string, unknown>[];
+}
+interface Database {
+  prepare(sql: string): Statement;
+  exec(sql: string): void;
+  pragma(sql: string): unknown;
+  close(): void;
+}
+
+export const DATABASE_FILE = 'tempmail.db';
+const SECRET_FILE = 'download-signing.key';
+/** The path under which the local gateway serves signed download links. */
+export const DOWNLOAD_PATH = '/_downloads/';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS inboxes (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  expires_at_epoch INTEGER NOT NULL,
+  message_count INTEGER NOT NULL DEFAULT 0,
+  record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS inboxes_by_account ON inboxes (account_id, id);
+CREATE INDEX IF NOT EXISTS inboxes_by_expiry ON inboxes (expires_at_epoch);
+CREATE TABLE IF NOT EXISTS address_claims (
+  address TEXT PRIMARY KEY,
+  inbox_id TEXT NOT NULL,
+  account_id TEXT NOT NULL,
+  plan TEXT NOT NULL,
+  expires_at_epoch INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS messages (
+  inbox_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  record TEXT NOT NULL,
+  PRIMARY KEY (inbox_id, id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS day_usage (
+  account_id TEXT NOT NULL,
+  day TEXT NOT NULL,
+  emails INTEGER NOT NULL,
+  PRIMARY KEY (account_id, day)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS api_keys (
+  key_hash TEXT PRIMARY KEY,
+  created_at TEXT NOT NULL,
+  record TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS blobs (
+  key TEXT PRIMARY KEY,
+  content BLOB NOT NULL,
+  content_type TEXT NOT NULL,
+  metadata TEXT
+);
+`;
+
+/** Faults of the engine that mean "not now" (locked by another process, disk full, I/O): a 503 / SMTP 451. */
+function guarded<T>(call: () => T): T {
+  try {
+    return call();
+  } catch (error) {
+    const code = String((error as { code?: string }).code ?? '');
+    if (/^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY)/.test(code)) throw new DependencyUnavailable('SQLite', error);
+    throw error;
+  }
+}
+
+/** Keys within a prefix, as a half-open range the primary key index answers. */
+const prefixRange = (prefix: string): [string, string] => [prefix, `${prefix}\uffff`];
+
+interface PendingWrite {
+  run: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** One database, its statements, and the group-commit queue. */
+class Engine {
+  readonly db: Database;
+  private queue: PendingWrite[] = [];
+  private scheduled = false;
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(file: string) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const Driver = require('libsql') as new (file: string) => Database;
+    this.db = new Driver(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    // The keys CLI may write while the stack runs: wait for its lock rather than fail.
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(SCHEMA);
+  }
+
+  sql(text: string): Statement {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.statements.set(text, statement);
+    }
+    return statement;
+  }
+
+  read<T>(call: () => T): T {
+    return guarded(call);
+  }
+
+  /** Runs `work` inside the next group commit; resolves once the commit (and its fsync) is done. */
+  write<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ run: work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    const results: { ok: boolean; value: unknown }[] = [];
+    try {
+      guarded(() => this.db.exec('BEGIN IMMEDIATE'));
+    } catch (error) {
+      for (const w of batch) w.reject(error);
+      return;
+    }
+    for (const w of batch) {
+      this.db.exec('SAVEPOINT w');
+      try {
+        results.push({ ok: true, value: w.run() });
+        this.db.exec('RELEASE w');
+      } catch (error) {
+        this.db.exec('ROLLBACK TO w');
+        this.db.exec('RELEASE w');
+        results.push({ ok: false, value: error });
+      }
+    }
+    try {
+      guarded(() => this.db.exec('COMMIT'));
+    } catch (error) {
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        // already rolled back by the engine
+      }
+      for (const w of batch) w.reject(error);
+      return;
+    }
+    batch.forEach((w, i) => (results[i].ok ? w.resolve(results[i].value) : w.reject(guardedError(results[i].value))));
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+function guardedError(error: unknown): unknown {
+  try {
+    return guarded(() => {
+      throw error;
+    });
+  } catch (mapped) {
+    return mapped;
+  }
+}
+
+const parse = <T>(json: unknown): T => JSON.parse(String(json)) as T;
+const nowEpoch = () => Math.floor(Date.now() / 1000);
+
+export class SqliteInboxStore implements InboxStore, KeyStore {
+  constructor(private readonly engine: Engine) {}
+
+  createInbox(inbox: InboxRecord): Promise<boolean> {
+    const { engine } = this;
+    return engine.write(() => {
+      // The claim is free when absent or when the inbox holding it has expired.
+      const claim = engine.sql('SELECT expires_at_epoch FROM address_claims WHERE address = ?').get(inbox.email);
+      if (claim && Number(claim.expires_at_epoch) > nowEpoch()) return false;
+      engine.sql('INSERT INTO inboxes (id, account_id, expires_at_epoch, message_count, record) VALUES (?, ?, ?, 0, ?)').run(
+        inbox.id,
+        inbox.account_id,
+        inbox.expires_at_epoch,
+        JSON.stringify(inbox),
+      );
+      engine
+        .sql('INSERT OR REPLACE INTO address_claims (address, inbox_id, account_id, plan, expires_at_epoch) VALUES (?, ?, ?, ?, ?)')
+        .run(inbox.email, inbox.id, inbox.account_id, inbox.plan, inbox.expires_at_epoch);
+      return true;
+    });
+  }
+
+  async getInbox(id: string): Promise<InboxRecord | null> {
+    const row = this.engine.read(() => this.engine.sql('SELECT record, message_count FROM inboxes WHERE id = ?').get(id));
+    return row ? { ...parse<InboxRecord>(row.record), message_count: Number(row.message_count) } : null;
+  }
+
+  async inboxForAddress(address: string): Promise<InboxRoute | null> {
+    const row = this.engine.read(() => this.engine.sql('SELECT inbox_id, account_id, plan, expires_at_epoch FROM address_claims WHERE address = ?').get(address));
+    if (!row) return null;
+    return { id: String(row.inbox_id), email: address, account_id: String(row.account_id), plan: row.plan as InboxRoute['plan'], expires_at_epoch: Number(row.expires_at_epoch) };
+  }
+
+  async deleteInbox(inbox: InboxRecord): Promise<void> {
+    const { engine } = this;
+    await engine.write(() => {
+      engine.sql('DELETE FROM inboxes WHERE id = ?').run(inbox.id);
+      engine.sql('DELETE FROM messages WHERE inbox_id = ?').run(inbox.id);
+      // A newer inbox may hold the address already.
+      engine.sql('DELETE FROM address_claims WHERE address = ? AND inbox_id = ?').run(inbox.email, inbox.id);
+    });
+  }
+
+  async listMessages(inboxId: string, limit: number, after?: string): Promise<Page<MessageSummary>> {
+    const rows = this.engine.read(() =>
+      after
+        ? this.engine.sql('SELECT summary FROM messages WHERE inbox_id = ? AND id < ? ORDER BY id DESC LIMIT ?').all(inboxId, after, limit + 1)
+        : this.engine.sql('SELECT summary FROM messages WHERE inbox_id = ? ORDER BY id DESC LIMIT ?').all(inboxId, limit + 1),
+    );
+    const items = rows.slice(0, limit).map((r) => parse<MessageSummary>(r.summary));
+    return { items, last: rows.length > limit ? items[items.length - 1].id : undefined };
+  }
+
+  async messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<MessageSummary[]> {
+    const rows = this.engine.read(() => this.engine.sql('SELECT summary FROM messages WHERE inbox_id = ? AND id > ? ORDER BY id ASC LIMIT ?').all(inboxId, after ?? '', limit));
+    return rows.map((r) => parse<MessageSummary>(r.summary));
+  }
+
+  async getMessage(inboxId: string, messageId: string): Promise<MessageRecord | null> {
+    const row = this.engine.read(() => this.engine.sql('SELECT record FROM messages WHERE inbox_id = ? AND id = ?').get(inboxId, messageId));
+    return row ? parse<MessageRecord>(row.record) : null;
+  }
+
+  putMessage(message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number): Promise<'stored' | 'duplicate' | 'quota' | 'gone'> {
+    const { engine } = this;
+    return engine.write(() => {
+      if (engine.sql('SELECT 1 FROM messages WHERE inbox_id = ? AND id = ?').get(inbox.id, message.id)) return 'duplicate' as const;
+      const live = engine.sql('SELECT expires_at_epoch FROM inboxes WHERE id = ?').get(inbox.id);
+      if (!live || Number(live.expires_at_epoch) <= nowEpoch()) return 'gone' as const;
+      const used = engine.sql('SELECT emails FROM day_usage WHERE account_id = ? AND day = ?').get(inbox.account_id, day);
+      if (used && Number(used.emails) >= dailyLimit) return 'quota' as const;
+      const summary: MessageSummary = {
+        id: message.id,
+        from: message.from,
+        from_name: message.from_name,
+        subject: message.subject,
+        received_at: message.received_at,
+        size: message.size,
+      };
+      engine.sql('INSERT INTO messages (inbox_id, id, summary, record) VALUES (?, ?, ?, ?)').run(inbox.id, message.id, JSON.stringify(summary), JSON.stringify(message));
+      engine.sql('UPDATE inboxes SET message_count = message_count + 1 WHERE id = ?').run(inbox.id);
+      engine
+        .sql('INSERT INTO day_usage (account_id, day, emails) VALUES (?, ?, 1) ON CONFLICT (account_id, day) DO UPDATE SET emails = emails + 1')
+        .run(inbox.account_id, day);
+      return 'stored' as const;
+    });
+  }
+
+  deleteMessage(inboxId: string, messageId: string): Promise<boolean> {
+    const { engine } = this;
+    return engine.write(() => {
+      const { changes } = engine.sql('DELETE FROM messages WHERE inbox_id = ? AND id = ?').run(inboxId, messageId);
+      if (changes === 0) return false;
+      engine.sql('UPDATE inboxes SET message_count = message_count - 1 WHERE id = ?').run(inboxId);
+      return true;
+    });
+  }
+
+  async usage(accountId: string, day: string): Promise<number> {
+    const row = this.engine.read(() => this.engine.sql('SELECT emails FROM day_usage WHERE account_id = ? AND day = ?').get(accountId, day));
+    return row ? Number(row.emails) : 0;
+  }
+
+  async inboxesExpiredBy(epoch: number): Promise<InboxRecord[]> {
+    const rows = this.engine.read(() => this.engine.sql('SELECT record, message_count FROM inboxes WHERE expires_at_epoch <= ?').all(epoch));
+    return rows.map((r) => ({ ...parse<InboxRecord>(r.record), message_count: Number(r.message_count) }));
+  }
+
+  // --- API keys -------------------------------------------------------------------------------------------
+
+  async putKey(key: ApiKeyRecord): Promise<void> {
+    const { engine } = this;
+    await engine.write(() => engine.sql('INSERT INTO api_keys (key_hash, created_at, record) VALUES (?, ?, ?)').run(key.key_hash, key.created_at, JSON.stringify(key)));
+  }
+
+  async getKey(keyHash: string): Promise<ApiKeyRecord | null> {
+    const row = this.engine.read(() => this.engine.sql('SELECT record FROM api_keys WHERE key_hash = ?').get(keyHash));
+    return row ? parse<ApiKeyRecord>(row.record) : null;
+  }
+
+  async listKeys(): Promise<ApiKeyRecord[]> {
+    return this.engine.read(() => this.engine.sql('SELECT record FROM api_keys ORDER BY created_at, key_hash').all()).map((r) => parse<ApiKeyRecord>(r.record));
+  }
+
+  revokeKey(keyHash: string, atIso: string): Promise<ApiKeyRecord | null> {
+    const { engine } = this;
+    return engine.write(() => {
+      const row = engine.sql('SELECT record FROM api_keys WHERE key_hash = ?').get(keyHash);
+      if (!row) return null;
+      const record = parse<ApiKeyRecord>(row.record);
+      record.revoked_at ??= atIso;
+      engine.sql('UPDATE api_keys SET record = ? WHERE key_hash = ?').run(JSON.stringify(record), keyHash);
+      return record;
+    });
+  }
+}
+
+/**
+ * Download links signed with a secret kept in the data folder: HMAC-SHA256 over the object key, the expiry and the
+ * response headers, so an edited link (another object, other headers, a later expiry) is refused, like S3's.
+ */
+export class SqliteBlobStore implements BlobStore, SignedDownloads {
+  constructor(
+    private readonly engine: Engine,
+    private readonly secret: Buffer,
+    private readonly publicUrl: string,
+  ) {}
+
+  async put(key: string, body: Uint8Array | string, contentType: string, metadata?: Record<string, string>): Promise<void> {
+    const { engine } = this;
+    const content = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    await engine.write(() =>
+      engine.sql('INSERT OR REPLACE INTO blobs (key, content, content_type, metadata) VALUES (?, ?, ?, ?)').run(key, content, contentType, metadata ? JSON.stringify(metadata) : null),
+    );
+  }
+
+  async get(key: string): Promise<Buffer | null> {
+    const row = this.engine.read(() => this.engine.sql('SELECT content FROM blobs WHERE key = ?').get(key));
+    return row ? Buffer.from(row.content as Uint8Array) : null;
+  }
+
+  async head(key: string): Promise<Record<string, string> | null> {
+    const row = this.engine.read(() => this.engine.sql('SELECT metadata FROM blobs WHERE key = ?').get(key));
+    if (!row) return null;
+    return row.metadata ? parse<Record<string, string>>(row.metadata) : {};
+  }
+
+  async copy(fromKey: string, toKey: string): Promise<void> {
+    const { engine } = this;
+    const copied = await engine.write(
+      () => engine.sql('INSERT OR REPLACE INTO blobs (key, content, content_type, metadata) SELECT ?, content, content_type, metadata FROM blobs WHERE key = ?').run(toKey, fromKey).changes,
+    );
+    if (copied === 0) throw Object.assign(new Error(`no such object: ${fromKey}`), { name: 'NoSuchKey' });
+  }
+
+  async delete(key: string): Promise<void> {
+    const { engine } = this;
+    await engine.write(() => engine.sql('DELETE FROM blobs WHERE key = ?').run(key));
+  }
+
+  async deletePrefix(prefix: string): Promise<number> {
+    const { engine } = this;
+    return engine.write(() => engine.sql('DELETE FROM blobs WHERE key >= ? AND key < ?').run(...prefixRange(prefix)).changes);
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    return this.engine.read(() => this.engine.sql('SELECT key FROM blobs WHERE key >= ? AND key < ? ORDER BY key').all(...prefixRange(prefix))).map((r) => String(r.key));
+  }
+
+  private signature(key: string, expires: string, headers: DownloadHeaders): Buffer {
+    return createHmac('sha256', this.secret).update([key, expires, headers.contentType, headers.contentDisposition].join('\n')).digest();
+  }
+
+  async presignGet(key: string, expiresInSeconds: number, response: DownloadHeaders): Promise<string> {
+    const expires = String(Math.floor(Date.now() / 1000) + expiresInSeconds);
+    const query = new URLSearchParams({
+      expires,
+      type: response.contentType,
+      disposition: response.contentDisposition,
+      signature: this.signature(key, expires, response).toString('base64url'),
+    });
+    return `${this.publicUrl}${DOWNLOAD_PATH}${key.split('/').map(encodeURIComponent).join('/')}?${query}`;
+  }
+
+  async open(pathname: string, query: URLSearchParams, nowMs: number): Promise<{ body: Buffer; headers: DownloadHeaders } | 'forbidden' | null> {
+    if (!pathname.startsWith(DOWNLOAD_PATH)) return 'forbidden';
+    let key: string;
+    try {
+      key = pathname.slice(DOWNLOAD_PATH.length).split('/').map(decodeURIComponent).join('/');
+    } catch {
+      return 'forbidden';
+    }
+    const expires = query.get('expires') ?? '';
+    const headers = { contentType: query.get('type') ?? '', contentDisposition: query.get('disposition') ?? '' };
+    const given = Buffer.from(query.get('signature') ?? '', 'base64url');
+    const wanted = this.signature(key, expires, headers);
+    if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) return 'forbidden';
+    if (!/^\d+$/.test(expires) || Number(expires) * 1000 <= nowMs) return 'forbidden';
+    const body = await this.get(key);
+    return body ? { body, headers } : null;
+  }
+}
+
+/** The secret download links are signed with: made once, kept in the data folder, readable by its owner only. */
+function signingSecret(dataDir: string): Buffer {
+  const file = path.join(dataDir, SECRET_FILE);
+  try {
+    return fs.readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const secret = randomBytes(32);
+  fs.writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+  return fs.readFileSync(file);
+}
+
+export function openEmbeddedStores(config: EmbeddedStoreConfig): Stores {
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const engine = new Engine(path.join(config.dataDir, DATABASE_FILE));
+  const inboxes = new SqliteInboxStore(engine);
+  const blobs = new SqliteBlobStore(engine, signingSecret(config.dataDir), config.publicUrl);
+  return {
+    inboxes,
+    keys: inboxes,
+    blobs,
+    downloads: blobs,
+    async close() {
+      // Let writes already queued commit first.
+      await engine.write(() => undefined);
+      engine.close();
+    },
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * The local form's inbound queue, standing in for SES's S3 action: a mail accepted over SMTP is written to
+ * `inbound/<mail id>` with its SMTP envelope in the object's metadata before the 250, and it stays there until
+ * ingest has stored it, so a crash or restart never loses a mail that got a 250. Envelopes too large for S3's 2 KB
+ * of user metadata (many recipients) go to a spool object beside the mail.
+ */
+import { randomBytes } from 'node:crypto';
+import { DISABLED_VERDICTS } from '../core/model';
+import { blobKeys } from '../core/ports';
+import type { AppContext } from './context';
+import { ingestMessage, type RecipientOutcome } from './ingest';
+
+export interface Envelope {
+  mailId: string;
+  recipients: string[];
+  envelopeFrom: string;
+  receivedAt: string;
+}
+
+const SPOOL_PREFIX = 'spool/';
+const spoolKey = (mailId: string) => `${SPOOL_PREFIX}${mailId}.json`;
+const ENVELOPE_META = 'tempmail-envelope';
+const MAX_META_BYTES = 1_800;
+
+/** The inbound object's metadata: the envelope itself, or a pointer to its spool object. */
+export function envelopeMetadata(envelope: Envelope): { metadata: Record<string, string>; spooled: boolean } {
+  const encoded = Buffer.from(JSON.stringify(envelope)).toString('base64url');
+  return encoded.length <= MAX_META_BYTES ? { metadata: { [ENVELOPE_META]: encoded }, spooled: false } : { metadata: { [ENVELOPE_META]: 'spool' }, spooled: true };
+}
+
+/** SES-like ids: time-ordered, unique. */
+export const newMailId = (nowMs: number) => `${nowMs.toString(36)}${randomBytes(10).toString('hex')}`;
+
+/** Stores the raw mail and its envelope durably; the SMTP 250 may follow. */
+export async function acceptInbound(ctx: AppContext, envelope: Envelope, raw: Buffer): Promise<void> {
+  const { blobs } = ctx.stores;
+  const { metadata, spooled } = envelopeMetadata(envelope);
+  if (spooled) await blobs.put(spoolKey(envelope.mailId), JSON.stringify(envelope), 'application/json');
+  await blobs.put(blobKeys.inbound(envelope.mailId), raw, 'message/rfc822', metadata);
+}
+
+/**
+ * Runs ingest on an accepted mail; ingest removes the inbound object once every recipient is handled, and from
+ * then on the mail is never ingested again. Throws on a transient fault: the caller retries.
+ */
+export async function ingestInbound(ctx: AppContext, envelope: Envelope): Promise<RecipientOutcome[]> {
+  return ingestMessage(ctx, {
+    mailId: envelope.mailId,
+    recipients: envelope.recipients,
+    envelopeFrom: envelope.envelopeFrom,
+    receivedAtMs: Date.parse(envelope.receivedAt),
+    verdicts: DISABLED_VERDICTS,
+  });
+}
+
+/** After ingest: the spool object, if the envelope needed one. */
+export async function finishInbound(ctx: AppContext, envelope: Envelope): Promise<void> {
+  if (envelopeMetadata(envelope).spooled) await ctx.stores.blobs.delete(spoolKey(envelope.mailId));
+}
+
+export type PendingInbound = { envelope: Envelope } | { unreadable: string };
+
+/**
+ * Mail accepted but not yet stored (after a restart: every inbound object still there), oldest first. `skip` names
+ * mail this process is already working on. Spool objects whose mail was stored are removed on the way.
+ */
+export async function pendingInbound(ctx: AppContext, skip: (mailId: string) => boolean): Promise<PendingInbound[]> {
+  const { blobs } = ctx.stores;
+  const found: PendingInbound[] = [];
+  for (const key of await blobs.list(blobKeys.INBOUND_PREFIX)) {
+    const mailId = key.slice(blobKeys.INBOUND_PREFIX.length);
+    if (skip(mailId)) continue;
+    const metadata = await blobs.head(key);
+    if (!metadata) continue; // ingested meanwhile
+    const pointer = metadata[ENVELOPE_META];
+    try {
+      if (pointer && pointer !== 'spool') {
+        found.push({ envelope: JSON.parse(Buffer.from(pointer, 'base64url').toString('utf8')) as Envelope });
+        continue;
+      }
+      const spool = await blobs.get(spoolKey(mailId));
+      if (spool) found.push({ envelope: JSON.parse(spool.toString('utf8')) as Envelope });
+      else if (!pointer) await blobs.delete(key); // left by a version that deleted the spool object first: ingested
+      else found.push({ unreadable: `${key} points to a spool object that is missing` });
+    } catch (error) {
+      found.push({ unreadable: `${key}: unreadable envelope (${(error as Error).message})` });
+    }
+  }
+  for (const key of await blobs.list(SPOOL_PREFIX)) {
+    const mailId = key.slice(SPOOL_PREFIX.length, -'.json'.length);
+    if (!skip(mailId) && !(await blobs.head(blobKeys.inbound(mailId)))) await blobs.delete(key);
+  }
+  return found;
+}

@@ -1,0 +1,253 @@
+/**
+ * Receiving mail, shared by the SES handler (AWS) and the SMTP stand-in (local):
+ * - admitRecipient: may mail to this address be accepted now (the SMTP stand-in's RCPT check);
+ * - ingestMessage: one received mail → one stored message per live inbox it was addressed to. Idempotent: the
+ *   message id derives from the mail's id and the inbox, and the store refuses a second copy.
+ */
+import { inboxAddressFor, isOurDomain } from '../core/address';
+import { extractCodes, extractLinks } from '../core/extract';
+import { messageIdFrom } from '../core/ids';
+import { isExpired, utcDay } from '../core/inbox';
+import { INLINE_BODY_BYTES } from '../core/limits';
+import type { AttachmentRecord, AuthVerdicts, InboxRoute, MessageRecord } from '../core/model';
+import { blobKeys } from '../core/ports';
+import { parseMail, type ParsedMail } from '../ingest/parse-mail';
+import type { AppContext } from './context';
+
+export interface InboundMail {
+  /** SES's message id (locally: the SMTP stand-in's). The raw message is at `inbound/<id>`. */
+  mailId: string;
+  recipients: string[];
+  envelopeFrom: string;
+  receivedAtMs: number;
+  verdicts: AuthVerdicts;
+}
+
+export type DropReason = 'not-our-domain' | 'unknown-inbox' | 'expired-inbox' | 'quota';
+export type RecipientOutcome = { recipient: string; outcome: 'stored' | 'duplicate' | DropReason; messageId?: string };
+
+/** Recipients grouped by the inbox address they deliver to: sub-addresses of one inbox count once. */
+export function inboxAddresses(recipients: string[], domains: readonly string[]): Map<string, string> {
+  const byAddress = new Map<string, string>();
+  for (const recipient of recipients) {
+    const address = inboxAddressFor(recipient, domains);
+    if (address && !byAddress.has(address)) byAddress.set(address, recipient);
+  }
+  return byAddress;
+}
+
+/** The live inbox an inbox address delivers to (ingest, and the SMTP stand-in's RCPT check). */
+export async function liveInbox(ctx: Pick<AppContext, 'stores' | 'now'>, address: string): Promise<InboxRoute | 'unknown-inbox' | 'expired-inbox'> {
+  const inbox = await ctx.stores.inboxes.inboxForAddress(address);
+  if (!inbox) return 'unknown-inbox';
+  if (isExpired(inbox.expires_at_epoch, ctx.now())) return 'expired-inbox';
+  return inbox;
+}
+
+export type Admission = 'ok' | 'not-our-domain' | 'unknown-inbox' | 'expired-inbox' | 'quota';
+
+/**
+ * Mail that got (or is about to get) a 250 and is not stored yet, counted per account and UTC day, so that the daily
+ * limit holds before the 250 and not only where the message is stored: the SMTP stand-in answers 452 to the mail
+ * that would go past it, however many sessions race. Check and reserve run under one lock per account, and a
+ * reservation is released once ingest has stored the mail (when the store's own count has taken it over).
+ */
+export class QuotaReservations {
+  private readonly held = new Map<string, number>();
+  private readonly locks = new Map<string, Promise<void>>();
+
+  count(accountId: string, day: string): number {
+    return this.held.get(`${accountId}|${day}`) ?? 0;
+  }
+
+  /** Runs `work` with the account's lock held. */
+  async locked<T>(accountId: string, work: () => Promise<T>): Promise<T> {
+    const before = this.locks.get(accountId) ?? Promise.resolve();
+    let unlock!: () => void;
+    const mine = new Promise<void>((resolve) => (unlock = resolve));
+    const chained = before.then(() => mine);
+    this.locks.set(accountId, chained);
+    await before;
+    try {
+      return await work();
+    } finally {
+      unlock();
+      if (this.locks.get(accountId) === chained) this.locks.delete(accountId);
+    }
+  }
+
+  add(units: Map<string, number>, day: string): { release(): void } {
+    for (const [account, n] of units) this.held.set(`${account}|${day}`, this.count(account, day) + n);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        for (const [account, n] of units) {
+          const left = this.count(account, day) - n;
+          if (left > 0) this.held.set(`${account}|${day}`, left);
+          else this.held.delete(`${account}|${day}`);
+        }
+      },
+    };
+  }
+}
+
+async function liveInboxesByAccount(ctx: AppContext, recipients: string[]): Promise<Map<string, InboxRoute[]>> {
+  const routes = await Promise.all([...inboxAddresses(recipients, ctx.settings.domains).keys()].map((address) => liveInbox(ctx, address)));
+  const byAccount = new Map<string, InboxRoute[]>();
+  for (const inbox of routes) if (typeof inbox !== 'string') byAccount.set(inbox.account_id, [...(byAccount.get(inbox.account_id) ?? []), inbox]);
+  return byAccount;
+}
+
+/** Counts mail accepted before a restart (past its 250 already, so without a check) until it is stored. */
+export async function reserveAccepted(ctx: AppContext, recipients: string[], reservations: QuotaReservations): Promise<{ release(): void }> {
+  const byAccount = await liveInboxesByAccount(ctx, recipients);
+  return reservations.add(new Map([...byAccount].map(([account, inboxes]) => [account, inboxes.length])), utcDay(ctx.now()));
+}
+
+async function underLimit(ctx: AppContext, inbox: InboxRoute, units: number, reservations: QuotaReservations): Promise<boolean> {
+  const day = utcDay(ctx.now());
+  const limit = ctx.settings.plans[inbox.plan].emails_per_day;
+  const used = await ctx.stores.inboxes.usage(inbox.account_id, day);
+  return used + reservations.count(inbox.account_id, day) + units <= limit;
+}
+
+/**
+ * Whether mail for `recipient` can be accepted now: our domain, a live inbox, and room under the inbox's account's
+ * daily limit (the SMTP stand-in's RCPT check; the limit is enforced exactly by `admitMail`).
+ */
+export async function admitRecipient(ctx: AppContext, recipient: string, reservations = new QuotaReservations()): Promise<Admission> {
+  if (!isOurDomain(recipient, ctx.settings.domains)) return 'not-our-domain';
+  const address = inboxAddressFor(recipient, ctx.settings.domains);
+  if (!address) return 'unknown-inbox';
+  const inbox = await liveInbox(ctx, address);
+  if (typeof inbox === 'string') return inbox;
+  return (await underLimit(ctx, inbox, 1, reservations)) ? 'ok' : 'quota';
+}
+
+/**
+ * At the end of DATA: reserves one unit of each target inbox's account's daily limit, or none when any account
+ * has no room left (the whole mail then gets 452, and the sender may retry tomorrow or with fewer recipients).
+ */
+export async function admitMail(ctx: AppContext, recipients: string[], reservations: QuotaReservations): Promise<{ release(): void } | null> {
+  const byAccount = await liveInboxesByAccount(ctx, recipients);
+  const taken: { release(): void }[] = [];
+  const day = utcDay(ctx.now());
+  for (const [account, inboxes] of byAccount) {
+    const reserved = await reservations.locked(account, async () =>
+      (await underLimit(ctx, inboxes[0], inboxes.length, reservations)) ? reservations.add(new Map([[account, inboxes.length]]), day) : null,
+    );
+    if (!reserved) {
+      for (const t of taken) t.release();
+      return null;
+    }
+    taken.push(reserved);
+  }
+  return { release: () => taken.forEach((t) => t.release()) };
+}
+
+/**
+ * Stores the mail for each live inbox it names, then deletes the inbound object: the mail is in every inbox it
+ * goes to (or dropped for a reason that will not change), and nothing else needs the copy SES or the SMTP stand-in
+ * wrote. A transient fault throws before that, so a retry (Lambda's, the stand-in's) finds the object still there.
+ */
+export async function ingestMessage(ctx: AppContext, mail: InboundMail): Promise<RecipientOutcome[]> {
+  const outcomes = await deliver(ctx, mail);
+  await ctx.stores.blobs.delete(blobKeys.inbound(mail.mailId));
+  return outcomes;
+}
+
+async function deliver(ctx: AppContext, mail: InboundMail): Promise<RecipientOutcome[]> {
+  const outcomes: RecipientOutcome[] = [];
+  const targets: { recipient: string; inbox: InboxRoute }[] = [];
+  const routed = inboxAddresses(mail.recipients, ctx.settings.domains);
+  for (const recipient of mail.recipients) {
+    if (!inboxAddressFor(recipient, ctx.settings.domains)) outcomes.push({ recipient, outcome: 'not-our-domain' });
+  }
+  const rawKey = blobKeys.inbound(mail.mailId);
+  // The raw mail is read while the recipients are routed: one round trip less before the message is visible.
+  const rawRead = routed.size > 0 ? ctx.stores.blobs.get(rawKey) : Promise.resolve(null);
+  rawRead.catch(() => undefined); // awaited below, or moot when no recipient routes
+  const routes = await Promise.all([...routed].map(async ([address, recipient]) => ({ recipient, inbox: await liveInbox(ctx, address) })));
+  for (const { recipient, inbox } of routes) {
+    if (typeof inbox === 'string') outcomes.push({ recipient, outcome: inbox });
+    else targets.push({ recipient, inbox });
+  }
+  if (targets.length === 0) return outcomes;
+
+  const raw = await rawRead;
+  if (!raw) {
+    // Ingest deletes the inbound object once the mail is stored everywhere, so an event delivered again after that
+    // finds it gone: every message is there already. Otherwise SES's S3 action runs before this one, and a missing
+    // object is a fault to retry (in the end, to replay from the dead-letter queue), never a reason to drop mail.
+    const ids = targets.map(({ inbox }) => messageIdFrom(`${mail.mailId}\n${inbox.id}`, mail.receivedAtMs));
+    const stored = await Promise.all(targets.map(({ inbox }, i) => ctx.stores.inboxes.getMessage(inbox.id, ids[i])));
+    if (stored.every(Boolean)) return [...outcomes, ...targets.map(({ recipient }, i) => ({ recipient, outcome: 'duplicate' as const, messageId: ids[i] }))];
+    throw new Error(`raw message ${rawKey} not found`);
+  }
+  const parsed = await parseMail(raw, { envelopeFrom: mail.envelopeFrom });
+  const codes = extractCodes(parsed.subject, parsed.text);
+  const links = extractLinks(parsed.html, parsed.text);
+
+  for (const { recipient, inbox } of targets) {
+    const messageId = messageIdFrom(`${mail.mailId}\n${inbox.id}`, mail.receivedAtMs);
+    const record = await storeBlobs(ctx, inbox, messageId, rawKey, parsed, raw.length, mail, { codes, links });
+    const plan = ctx.settings.plans[inbox.plan];
+    const result = await ctx.stores.inboxes.putMessage(record, inbox, utcDay(mail.receivedAtMs), plan.emails_per_day);
+    if (result === 'quota' || result === 'gone') {
+      await ctx.stores.blobs.deletePrefix(blobKeys.message(inbox.id, messageId));
+      outcomes.push({ recipient, outcome: result === 'quota' ? 'quota' : 'expired-inbox' });
+    } else {
+      outcomes.push({ recipient, outcome: result, messageId });
+    }
+  }
+  return outcomes;
+}
+
+/** Writes the message's objects (raw copy, attachments, large bodies) and returns the item to store. */
+async function storeBlobs(
+  ctx: AppContext,
+  inbox: InboxRoute,
+  messageId: string,
+  rawKey: string,
+  parsed: ParsedMail,
+  size: number,
+  mail: InboundMail,
+  found: { codes: string[]; links: string[] },
+): Promise<MessageRecord> {
+  const { blobs } = ctx.stores;
+  const raw = blobKeys.raw(inbox.id, messageId);
+  const copied = blobs.copy(rawKey, raw);
+  const attachments: AttachmentRecord[] = await Promise.all(
+    parsed.attachments.map(async (a, i) => {
+      const id = `att_${i + 1}`;
+      const key = blobKeys.attachment(inbox.id, messageId, id);
+      await blobs.put(key, a.content, a.content_type);
+      return { id, filename: a.filename, content_type: a.content_type, size: a.size, content_id: a.content_id, key };
+    }),
+  );
+  const inline = Buffer.byteLength(parsed.text) + Buffer.byteLength(parsed.html) <= INLINE_BODY_BYTES;
+  let bodyKey: string | undefined;
+  if (!inline) {
+    bodyKey = blobKeys.body(inbox.id, messageId);
+    await blobs.put(bodyKey, JSON.stringify({ text: parsed.text, html: parsed.html }), 'application/json');
+  }
+  await copied;
+  return {
+    id: messageId,
+    inbox_id: inbox.id,
+    from: parsed.from || mail.envelopeFrom,
+    from_name: parsed.from_name,
+    to: inbox.email,
+    subject: parsed.subject,
+    received_at: new Date(mail.receivedAtMs).toISOString(),
+    size,
+    ...(inline ? { text: parsed.text, html: parsed.html } : { body_key: bodyKey }),
+    attachments,
+    codes: found.codes,
+    links: found.links,
+    auth: mail.verdicts,
+    raw_key: raw,
+  };
+}
