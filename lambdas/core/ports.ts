@@ -15,10 +15,16 @@ export interface InboxStore {
   inboxForAddress(address: string): Promise<InboxRoute | null>;
   /** Removes the inbox, its address claim and every message item. */
   deleteInbox(inbox: InboxRecord): Promise<void>;
-  /** Newest first. */
+  /**
+   * Newest first. A page may hold fewer than `limit` items (a store bounds what one call reads); `last` is set
+   * whenever more may remain, and the next page starts after it.
+   */
   listMessages(inboxId: string, limit: number, after?: string): Promise<Page<MessageSummary>>;
-  /** Messages newer than `after`, oldest first (the wait endpoint). */
-  messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<MessageSummary[]>;
+  /**
+   * Messages newer than `after`, oldest first (the wait endpoint). Like listMessages, a page may hold fewer than
+   * `limit` (a store bounds what one call reads): `last` is set whenever more may remain, and the next call starts after it.
+   */
+  messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<Page<MessageSummary>>;
   getMessage(inboxId: string, messageId: string): Promise<MessageRecord | null>;
   /**
    * Stores a message, bumps the inbox's count and the account's day usage in one transaction.

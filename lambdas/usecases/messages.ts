@@ -77,7 +77,7 @@ export async function waitForMessage(ctx: AppContext, caller: Caller, inboxId: s
     const inbox = await ownedInbox(ctx, caller, inboxId);
     for (;;) {
       const batch = await ctx.stores.inboxes.messagesSince(inbox.id, after, 100);
-      const hit = batch.find(
+      const hit = batch.items.find(
         (m) =>
           (!from || `${m.from_name ?? ''} <${m.from}>`.toLowerCase().includes(from)) &&
           (!subject || m.subject.toLowerCase().includes(subject)),
@@ -86,8 +86,8 @@ export async function waitForMessage(ctx: AppContext, caller: Caller, inboxId: s
         const message = await ctx.stores.inboxes.getMessage(inbox.id, hit.id);
         if (message) return { message: await fullMessage(ctx, message), timed_out: false };
       }
-      if (batch.length < 100) break;
-      after = batch[batch.length - 1].id;
+      if (!batch.last) break;
+      after = batch.last;
     }
     const left = deadline - ctx.now();
     if (left <= 0) return { message: null, timed_out: true };
