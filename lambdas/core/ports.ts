@@ -46,6 +46,12 @@ export interface KeyStore {
   revokeKey(keyHash: string, atIso: string): Promise<ApiKeyRecord | null>;
 }
 
+export interface PresignedResponse {
+  contentType?: string;
+  contentDisposition?: string;
+  cacheControl?: string;
+}
+
 export interface BlobStore {
   /** `metadata`: S3 user metadata (x-amz-meta-*), at most 2 KB in all. */
   put(key: string, body: Uint8Array | string, contentType: string, metadata?: Record<string, string>): Promise<void>;
@@ -56,7 +62,8 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   deletePrefix(prefix: string): Promise<number>;
   list(prefix: string): Promise<string[]>;
-  presignGet(key: string, expiresInSeconds: number, downloadName?: string | null): Promise<string>;
+  /** `response` sets the headers S3 answers the URL with (they override the object's own). */
+  presignGet(key: string, expiresInSeconds: number, downloadName?: string | null, response?: PresignedResponse): Promise<string>;
 }
 
 /** Object keys: everything of an inbox lives under one prefix, so deleting an inbox deletes one prefix. */

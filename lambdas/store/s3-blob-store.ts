@@ -10,7 +10,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { BlobStore } from '../core/ports';
+import type { BlobStore, PresignedResponse } from '../core/ports';
 import { requestHandler } from './clients';
 import { guard } from './guard';
 
@@ -108,10 +108,18 @@ export class S3BlobStore implements BlobStore {
     return all.length;
   }
 
-  async presignGet(key: string, expiresInSeconds: number, downloadName?: string | null): Promise<string> {
+  async presignGet(key: string, expiresInSeconds: number, downloadName?: string | null, response: PresignedResponse = {}): Promise<string> {
     const disposition = downloadName ? `attachment; filename*=UTF-8''${encodeURIComponent(downloadName)}` : undefined;
-    return getSignedUrl(this.s3, new GetObjectCommand({ Bucket: this.bucket, Key: key, ResponseContentDisposition: disposition }), {
-      expiresIn: expiresInSeconds,
-    });
+    return getSignedUrl(
+      this.s3,
+      new GetObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        ResponseContentDisposition: response.contentDisposition ?? disposition,
+        ResponseContentType: response.contentType,
+        ResponseCacheControl: response.cacheControl,
+      }),
+      { expiresIn: expiresInSeconds },
+    );
   }
 }

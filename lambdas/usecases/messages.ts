@@ -44,11 +44,19 @@ export async function getMessage(ctx: AppContext, caller: Caller, inboxId: strin
   return fullMessage(ctx, await ownedMessage(ctx, caller, inboxId, messageId));
 }
 
-export async function getRawMessage(ctx: AppContext, caller: Caller, inboxId: string, messageId: string): Promise<Buffer> {
+/**
+ * A pre-signed URL of the raw mail, never the bytes: a REST API without binary media types would send them as
+ * base64 text, and Lambda answers at most 6 MB while SES accepts 40 MB. The object is looked up first, so a missing
+ * one is still 404 and an unreachable S3 still 503.
+ */
+export async function getRawMessage(ctx: AppContext, caller: Caller, inboxId: string, messageId: string): Promise<string> {
   const message = await ownedMessage(ctx, caller, inboxId, messageId);
-  const raw = await ctx.stores.blobs.get(message.raw_key);
-  if (!raw) throw notFound(`raw form of message ${messageId} is no longer stored`);
-  return raw;
+  if (!(await ctx.stores.blobs.head(message.raw_key))) throw notFound(`raw form of message ${messageId} is no longer stored`);
+  return ctx.stores.blobs.presignGet(message.raw_key, ctx.settings.downloadUrlSeconds, null, {
+    contentType: 'message/rfc822',
+    contentDisposition: `attachment; filename="${message.id}.eml"`,
+    cacheControl: 'no-store',
+  });
 }
 
 export async function deleteMessage(ctx: AppContext, caller: Caller, inboxId: string, messageId: string): Promise<void> {
