@@ -76,4 +76,6 @@ export const blobKeys = {
   /** Where SES's S3 action (and the local SMTP stand-in) drops raw mail. */
   inbound: (sesMessageId: string) => `inbound/${sesMessageId}`,
   INBOUND_PREFIX: 'inbound/',
+  /** Every inbox's objects live under it (the first segment of `inbox`). */
+  INBOXES_PREFIX: 'inboxes/',
 };
