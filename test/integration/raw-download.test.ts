@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { TempMailClient } from '../../client';
 import { GATEWAY_RESPONSES } from '../../lambdas/core/gateway-responses';
 import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../../lambdas/core/limits';
 import { proxyReply } from '../../local/gateway';
@@ -48,6 +49,10 @@ it('downloads a 6 MB raw mail through a redirect to a pre-signed URL', async () 
   expect(bytes.length).toBeGreaterThanOrEqual(raw.length);
   expect(sha(bytes.subarray(0, raw.length))).toBe(sha(raw));
   expect(bytes.length).toBe(listed.size);
+
+  // The typed client follows the redirect itself (without sending the key on).
+  const client = new TempMailClient({ apiKey: stack.keys.enterprise, baseUrl: stack.apiUrl });
+  expect(sha(await client.getRawMessage(inbox.id, listed.id))).toBe(sha(bytes));
 }, 90_000);
 
 describe('the local gateway answers as API Gateway without binary media types', () => {
