@@ -13,7 +13,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { newApiKey } from '../lambdas/core/ids';
+import { hashApiKey, newApiKey } from '../lambdas/core/ids';
 import type { ApiKeyRecord } from '../lambdas/core/model';
 import { BASE_PLANS, type PlanName } from '../lambdas/core/plans';
 import { DynamoInboxStore } from '../lambdas/store/dynamo-inbox-store';
@@ -94,7 +94,9 @@ export async function createKeyOnAws({ stackName, plan, region }: StackRef & { p
   const key = newApiKey();
   const created = await apigw.send(
     // The name carries no part of the key: API Gateway shows names to anyone who may list keys.
-    new CreateApiKeyCommand({ name: `${stackName}-${plan}-${Date.now().toString(36)}`, description: `TempMail ${plan} key`, value: key, enabled: true }),
+    // Its value is the key's SHA-256 (what the authorizer returns as usageIdentifierKey), never the key: API Gateway
+    // shows values to whoever may call apigateway:GET on /apikeys with includeValue.
+    new CreateApiKeyCommand({ name: `${stackName}-${plan}-${Date.now().toString(36)}`, description: `TempMail ${plan} key`, value: hashApiKey(key), enabled: true }),
   );
   const apiKeyId = created.id;
   if (!apiKeyId) throw new Error('API Gateway created a key without an id');

@@ -74,9 +74,19 @@ export class TempMailClient {
     return this.json('GET', `/v1/inboxes/${enc(inboxId)}/messages/${enc(messageId)}`);
   }
 
+  /** The API answers with a redirect to a pre-signed URL; it is followed here without the API key. */
   async getRawMessage(inboxId: string, messageId: string): Promise<Uint8Array> {
-    const res = await this.request('GET', `/v1/inboxes/${enc(inboxId)}/messages/${enc(messageId)}/raw`);
-    return new Uint8Array(await res.arrayBuffer());
+    const res = await this.request('GET', `/v1/inboxes/${enc(inboxId)}/messages/${enc(messageId)}/raw`, { redirect: 'manual' });
+    const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
+    if (!location) return new Uint8Array(await res.arrayBuffer());
+    let download: Response;
+    try {
+      download = await this.fetchImpl(location, { signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch (error) {
+      throw new TempMailNetworkError(`cannot download the raw message: ${(error as Error).message}`, { cause: error });
+    }
+    if (!download.ok) throw new TempMailApiError(download.status, `raw message download failed: HTTP ${download.status}`);
+    return new Uint8Array(await download.arrayBuffer());
   }
 
   deleteMessage(inboxId: string, messageId: string): Promise<Deleted> {
@@ -101,7 +111,11 @@ export class TempMailClient {
     return (await res.json()) as T;
   }
 
-  private async request(method: string, path: string, options: { body?: unknown; query?: Query; extraTimeoutMs?: number } = {}): Promise<Response> {
+  private async request(
+    method: string,
+    path: string,
+    options: { body?: unknown; query?: Query; extraTimeoutMs?: number; redirect?: 'follow' | 'manual' } = {},
+  ): Promise<Response> {
     const url = new URL(`${this.baseUrl}${path}`);
     for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
     let res: Response;
@@ -111,11 +125,12 @@ export class TempMailClient {
         headers: { 'X-API-Key': this.options.apiKey, ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
         body: options.body === undefined ? undefined : JSON.stringify(options.body),
         signal: AbortSignal.timeout(this.timeoutMs + (options.extraTimeoutMs ?? 0)),
+        redirect: options.redirect,
       });
     } catch (error) {
       throw new TempMailNetworkError(`cannot reach the TempMail API at ${this.baseUrl}: ${(error as Error).message}`, { cause: error });
     }
-    if (res.ok) return res;
+    if (res.ok || (options.redirect === 'manual' && res.status >= 300 && res.status < 400)) return res;
     const requestId = res.headers.get('x-request-id') ?? undefined;
     const retryAfter = res.headers.get('retry-after') ? Number(res.headers.get('retry-after')) : undefined;
     let message = `HTTP ${res.status}`;

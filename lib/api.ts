@@ -11,6 +11,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { AUTHORIZER_CACHE_SECONDS, GATEWAY_RESPONSES, THROTTLE_RETRY_AFTER_SECONDS, type GatewayResponseType } from '../lambdas/core/gateway-responses';
 import { BASE_PLANS, burstOf, PAID_PLANS, ratePerSecond, type PlanName } from '../lambdas/core/plans';
+import { API_GATEWAY_TIMEOUT_SECONDS, MAX_ROUTE_TIMEOUT_SECONDS } from '../lambdas/core/limits';
 import { AUTHORIZER_ACCESS, AUTHORIZER_HANDLER, ROUTES } from '../lambdas/core/routes';
 import { handlerFunction } from './functions';
 import { acknowledgeNag } from './nag';
@@ -20,6 +21,8 @@ export interface ApiProps {
   bucket: s3.IBucket;
   domains: string[];
   logRetention?: logs.RetentionDays;
+  /** Reserved concurrency of the authorizer, and the cap of each long-poll route's function (0: none). */
+  concurrency: { authorizer: number; longPoll: number };
 }
 
 /** The API's error body, as API Gateway itself must render it (the handlers render the same shape). */
@@ -28,6 +31,8 @@ export const errorBody = (status: number, message: string): string => JSON.strin
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 /** Function construct ids from route names: createInbox → CreateInboxFunction. */
 export const functionId = (routeName: string): string => `${routeName[0].toUpperCase()}${routeName.slice(1)}Function`;
+/** The one stage; named here because the execution log group's name needs it before the stage exists. */
+export const STAGE_NAME = 'prod';
 
 export class Api extends Construct {
   readonly restApi: apigw.RestApi;
@@ -38,13 +43,18 @@ export class Api extends Construct {
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
     const accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: props.logRetention ?? logs.RetentionDays.THREE_MONTHS });
+    for (const route of ROUTES) {
+      if ((route.timeoutSeconds ?? 0) > MAX_ROUTE_TIMEOUT_SECONDS) {
+        throw new Error(`route ${route.name}: timeout ${route.timeoutSeconds} s; at most ${MAX_ROUTE_TIMEOUT_SECONDS} s, under API Gateway's ${API_GATEWAY_TIMEOUT_SECONDS} s`);
+      }
+    }
     this.restApi = new apigw.RestApi(this, 'RestApi', {
       restApiName: `${Stack.of(this).stackName}-api`,
       description: 'TempMail: disposable inboxes',
       apiKeySourceType: apigw.ApiKeySourceType.AUTHORIZER,
       cloudWatchRole: true,
       deployOptions: {
-        stageName: 'prod',
+        stageName: STAGE_NAME,
         accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
         // No API key or other header in the access log: only the request line, status and ids.
         accessLogFormat: apigw.AccessLogFormat.jsonWithStandardFields({
@@ -53,16 +63,31 @@ export class Api extends Construct {
         }),
         loggingLevel: apigw.MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
-        tracingEnabled: true,
+        // No X-Ray: the functions are not traced either, and a stage-only trace shows nothing the access log lacks.
+        tracingEnabled: false,
       },
     });
+    // API Gateway writes execution logs to a group of this name and would create it without a retention; made here
+    // first, it has one.
+    const executionLogs = new logs.LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.restApi.restApiId}/${STAGE_NAME}`,
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+    });
+    this.restApi.deploymentStage.node.addDependency(executionLogs);
 
     acknowledgeNag(this.restApi, 'AwsSolutions-APIG2');
     acknowledgeNag(this.restApi, 'AwsSolutions-COG4');
     acknowledgeNag(this.restApi, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]');
     acknowledgeNag(this.restApi.deploymentStage, 'AwsSolutions-APIG3');
 
-    const authorizerFn = handlerFunction(this, 'Authorizer', { handler: AUTHORIZER_HANDLER, access: AUTHORIZER_ACCESS, ...props, service: 'authorizer' });
+    // Reserved: a flood of long polls cannot take the executions every request's key check needs.
+    const authorizerFn = handlerFunction(this, 'Authorizer', {
+      handler: AUTHORIZER_HANDLER,
+      access: AUTHORIZER_ACCESS,
+      ...props,
+      service: 'authorizer',
+      reservedConcurrency: props.concurrency.authorizer,
+    });
     this.authorizerFunction = authorizerFn;
     const authorizer = new apigw.RequestAuthorizer(this, 'KeyAuthorizer', {
       handler: authorizerFn,
@@ -78,6 +103,9 @@ export class Api extends Construct {
         timeoutSeconds: route.timeoutSeconds,
         ...props,
         service: route.name,
+        // A long poll holds its execution for up to MAX_WAIT_SECONDS: capped, so that one busy key cannot take the
+        // account's whole concurrency; past the cap API Gateway answers 5xx and the client retries.
+        reservedConcurrency: route.longPoll ? props.concurrency.longPoll : undefined,
       });
       this.functions[route.name] = fn;
       const resource = this.restApi.root.resourceForPath(route.path);
@@ -109,11 +137,12 @@ export class Api extends Construct {
       }
     }
 
-    for (const [type, response] of Object.entries(GATEWAY_RESPONSES) as [GatewayResponseType, { status: number; message: string }][]) {
+    for (const [type, response] of Object.entries(GATEWAY_RESPONSES) as [GatewayResponseType, (typeof GATEWAY_RESPONSES)[GatewayResponseType]][]) {
       const throttled = type === 'THROTTLED' || type === 'QUOTA_EXCEEDED';
       this.restApi.addGatewayResponse(`Response${type}`, {
         type: apigw.ResponseType.of(type),
-        statusCode: String(response.status),
+        // The catch-alls keep the status API Gateway chose (502 from a failed function, 504 …).
+        statusCode: response.keepStatus ? undefined : String(response.status),
         templates: { 'application/json': errorBody(response.status, response.message) },
         // Header values may only be static or request parameters here, so no X-Request-Id: API Gateway sends its
         // own x-amzn-RequestId on these answers.

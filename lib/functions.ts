@@ -13,7 +13,7 @@ import { BUNDLING, LAMBDA_RUNTIME } from './bundling';
 import { acknowledgeNag } from './nag';
 import { actionsFor } from './permissions';
 
-/** Used when a route states no timeout; API Gateway gives up at 29 s anyway. */
+/** Used when a route states no timeout (routes may state up to MAX_ROUTE_TIMEOUT_SECONDS). */
 export const DEFAULT_TIMEOUT_SECONDS = 10;
 export const METRICS_NAMESPACE = 'TempMail';
 
@@ -31,6 +31,8 @@ export interface HandlerFunctionProps {
   memoryMb?: number;
   /** Powertools service name (logs and metrics dimension). */
   service: string;
+  /** Reserved concurrency: executions kept for this function and its ceiling. Undefined or 0: none. */
+  reservedConcurrency?: number;
   logRetention?: logs.RetentionDays;
 }
 
@@ -50,6 +52,7 @@ export function handlerFunction(scope: Construct, id: string, props: HandlerFunc
     architecture: lambda.Architecture.ARM_64,
     memorySize: props.memoryMb ?? 256,
     timeout: Duration.seconds(props.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
+    reservedConcurrentExecutions: props.reservedConcurrency || undefined,
     bundling: BUNDLING,
     logGroup,
     environment: {
@@ -67,12 +70,20 @@ export function handlerFunction(scope: Construct, id: string, props: HandlerFunc
   if (actions.table.length) {
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: actions.table, resources: [props.table.tableArn] }));
   }
-  if (actions.objects.length) {
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: actions.objects, resources: [props.bucket.arnForObjects('*')] }));
-    acknowledgeNag(fn, 'AwsSolutions-IAM5[bucket objects]', `AwsSolutions-IAM5[Resource::<${logicalIdOf(props.bucket)}.Arn>/*]`);
+  for (const [prefix, objectActions] of Object.entries(actions.objects)) {
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: objectActions, resources: [props.bucket.arnForObjects(`${prefix}*`)] }));
+    acknowledgeNag(fn, 'AwsSolutions-IAM5[bucket objects]', `AwsSolutions-IAM5[Resource::<${logicalIdOf(props.bucket)}.Arn>/${prefix}*]`);
   }
-  if (actions.listBucket) {
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [props.bucket.bucketArn] }));
+  if (actions.listPrefixes.length) {
+    // Listing only under those prefixes. Without an unconditional ListBucket S3 answers a missing key with 403
+    // rather than 404; S3BlobStore reads that as missing (the role may read every key under the prefix).
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [props.bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': actions.listPrefixes.map((p) => `${p}*`) } },
+      }),
+    );
   }
   return fn;
 }

@@ -1,9 +1,9 @@
 /**
  * Receiving mail: SES identities for the domains (with DKIM and MX records when a hosted zone is given), a receipt
- * rule (scan, S3 action, then the ingest Lambda as an Event), async retries ending in a dead-letter queue, and
- * optional activation of the rule set.
+ * rule (scan, S3 action, then the ingest Lambda as an Event), async retries ending in a dead-letter queue, and a
+ * custom resource that activates the rule set when asked and deactivates it on deletion only while it is active.
  */
-import { Duration, Stack } from 'aws-cdk-lib';
+import { CfnElement, CfnRule, CustomResource, Duration, Fn, Stack, Token } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -12,17 +12,38 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as ses from 'aws-cdk-lib/aws-ses';
-import * as actions from 'aws-cdk-lib/aws-ses-actions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { blobKeys } from '../lambdas/core/ports';
 import { INGEST_ACCESS, INGEST_HANDLER } from '../lambdas/core/routes';
-import { handlerFunction } from './functions';
+import { BUNDLING, LAMBDA_RUNTIME } from './bundling';
+import { handlerEntry, handlerFunction } from './functions';
 import { acknowledgeNag } from './nag';
 
 /** Lambda retries a failed async invocation this many times before the on-failure destination gets it. */
 export const INGEST_RETRY_ATTEMPTS = 2;
+/**
+ * How long a dead letter waits for `tempmail replay`: SQS keeps a message at most 14 days, so this is the replay
+ * window (docs/DEPLOY.md §7); the alarms tell the operator at once and again when half of it is gone.
+ */
+export const DEAD_LETTER_RETENTION_DAYS = 14;
+/**
+ * Ingest's timeout: parsing a 40 MB mail, plus putMessage's TransactionConflict retries under a burst for one
+ * account (up to 66 s of backoff, lambdas/store/dynamo-inbox-store.ts).
+ */
+export const INGEST_TIMEOUT_SECONDS = 120;
+/**
+ * Regions where SES receives mail ("Email receiving endpoints", AWS General Reference, early 2024). A deployment
+ * elsewhere fails before anything is created; if AWS has added a region since, pass it in `sesReceivingRegions`.
+ */
+export const SES_RECEIVING_REGIONS = [
+  'us-east-1', 'us-east-2', 'us-west-2', 'ca-central-1', 'eu-west-1', 'eu-west-2', 'eu-central-1',
+  'ap-southeast-1', 'ap-southeast-2', 'ap-southeast-3', 'ap-northeast-1',
+] as const;
+/** The deploy-time handler that activates and deactivates the rule set. */
+export const RULE_SET_HANDLER = 'deploy/receipt-rule-set';
 
 export interface MailIngestProps {
   table: dynamodb.ITableV2;
@@ -33,6 +54,10 @@ export interface MailIngestProps {
   /** Make this rule set the account's active one (it replaces whatever is active). Default false. */
   activateReceiptRuleSet?: boolean;
   logRetention?: logs.RetentionDays;
+  /** Reserved concurrency of the ingest function (0: none). */
+  reservedConcurrency: number;
+  /** Regions the stack may be deployed to. Default SES_RECEIVING_REGIONS. */
+  sesReceivingRegions?: readonly string[];
 }
 
 /**
@@ -43,6 +68,26 @@ class ScopedS3Action implements ses.IReceiptRuleAction {
   constructor(private readonly bucket: s3.IBucket, private readonly prefix: string) {}
   bind(): ses.ReceiptRuleActionConfig {
     return { s3Action: { bucketName: this.bucket.bucketName, objectKeyPrefix: this.prefix } };
+  }
+}
+
+/**
+ * SES's Lambda action with an invoke permission pinned to this rule set (aws:SourceArn) as well as the account:
+ * aws-ses-actions' own permission names the account only.
+ */
+class ScopedLambdaAction implements ses.IReceiptRuleAction {
+  constructor(private readonly fn: lambda.IFunction, private readonly ruleArns: string) {}
+  bind(rule: ses.IReceiptRule): ses.ReceiptRuleActionConfig {
+    const permission = new lambda.CfnPermission(rule as unknown as Construct, 'AllowSesInvoke', {
+      action: 'lambda:InvokeFunction',
+      functionName: this.fn.functionArn,
+      principal: 'ses.amazonaws.com',
+      sourceAccount: Stack.of(rule).account,
+      sourceArn: this.ruleArns,
+    });
+    // SES checks that it may invoke the function when the rule is created.
+    rule.node.addDependency(permission);
+    return { lambdaAction: { functionArn: this.fn.functionArn, invocationType: 'Event' } };
   }
 }
 
@@ -60,8 +105,22 @@ export class MailIngest extends Construct {
   constructor(scope: Construct, id: string, props: MailIngestProps) {
     super(scope, id);
     const stack = Stack.of(this);
+    const regions = props.sesReceivingRegions ?? SES_RECEIVING_REGIONS;
+    if (!Token.isUnresolved(stack.region) && !regions.includes(stack.region)) {
+      throw new Error(`SES does not receive mail in ${stack.region}; deploy to one of ${regions.join(', ')}`);
+    }
+    // The stack is environment-agnostic, so the region is checked again when CloudFormation knows it, before any
+    // resource is created.
+    new CfnRule(this, 'SesReceivingRegion', {
+      assertions: [
+        {
+          assert: Fn.conditionContains([...regions], stack.region),
+          assertDescription: `SES does not receive mail in this region; deploy TempMail to one of ${regions.join(', ')} (docs/DEPLOY.md)`,
+        },
+      ],
+    });
     this.deadLetters = new sqs.Queue(this, 'DeadLetters', {
-      retentionPeriod: Duration.days(14),
+      retentionPeriod: Duration.days(DEAD_LETTER_RETENTION_DAYS),
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
@@ -72,11 +131,14 @@ export class MailIngest extends Construct {
       table: props.table,
       bucket: props.bucket,
       domains: props.domains,
-      timeoutSeconds: 60,
+      timeoutSeconds: INGEST_TIMEOUT_SECONDS,
       // Parsing a 40 MB message with attachments needs the memory; more memory is also more CPU.
       memoryMb: 1024,
       service: 'ingest',
       logRetention: props.logRetention,
+      // Reserved: long polls cannot starve mail. Past it, Lambda keeps throttled SES events and retries them for
+      // up to maxEventAge, so a burst is delayed, not lost.
+      reservedConcurrency: props.reservedConcurrency,
     });
     // Async invocations are retried twice; what still fails lands in the queue for `tempmail replay`.
     new lambda.EventInvokeConfig(this, 'IngestRetries', {
@@ -114,6 +176,7 @@ export class MailIngest extends Construct {
 
     // SES may write only under the inbound prefix, only for this account and this rule set.
     const ruleSetName = `${stack.stackName}-receipt`;
+    const ruleArns = `arn:${stack.partition}:ses:${stack.region}:${stack.account}:receipt-rule-set/${ruleSetName}:receipt-rule/*`;
     props.bucket.addToResourcePolicy(
       new iam.PolicyStatement({
         sid: 'AllowSesReceiptRuleToStoreRawMail',
@@ -122,7 +185,7 @@ export class MailIngest extends Construct {
         resources: [props.bucket.arnForObjects(`${blobKeys.INBOUND_PREFIX}*`)],
         conditions: {
           StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:ses:${stack.region}:${stack.account}:receipt-rule-set/${ruleSetName}:receipt-rule/*` },
+          ArnLike: { 'aws:SourceArn': ruleArns },
         },
       }),
     );
@@ -133,35 +196,39 @@ export class MailIngest extends Construct {
       tlsPolicy: ses.TlsPolicy.OPTIONAL,
       actions: [
         new ScopedS3Action(props.bucket, blobKeys.INBOUND_PREFIX),
-        new actions.Lambda({ function: this.ingestFunction, invocationType: actions.LambdaInvocationType.EVENT }),
+        new ScopedLambdaAction(this.ingestFunction, ruleArns),
       ],
     });
     // SES checks that it may write to the bucket when the rule is created.
     rule.node.addDependency(props.bucket.policy!);
 
-    if (props.activateReceiptRuleSet) {
-      const activate = {
-        service: 'SES',
-        action: 'setActiveReceiptRuleSet',
-        parameters: { RuleSetName: ruleSetName },
-        physicalResourceId: cr.PhysicalResourceId.of(ruleSetName),
-      };
-      const activation = new cr.AwsCustomResource(this, 'ActivateRuleSet', {
-        onCreate: activate,
-        onUpdate: activate,
-        // Called with no name, SES deactivates: deleting the stack leaves no dangling active rule set.
-        onDelete: { service: 'SES', action: 'setActiveReceiptRuleSet', parameters: {} },
-        policy: cr.AwsCustomResourcePolicy.fromStatements([
-          // SetActiveReceiptRuleSet supports no resource-level permissions.
-          new iam.PolicyStatement({ actions: ['ses:SetActiveReceiptRuleSet'], resources: ['*'] }),
-        ]),
-        installLatestAwsSdk: false,
-      });
-      activation.node.addDependency(this.ruleSet);
-      acknowledgeNag(activation, 'AwsSolutions-IAM5[Resource::*]');
-      // The custom resource's provider is one function per stack, created beside the stack's top-level constructs.
-      const provider = stack.node.tryFindChild(`AWS${cr.AwsCustomResource.PROVIDER_FUNCTION_UUID.replace(/-/g, '')}`);
-      if (provider) acknowledgeNag(provider, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]');
-    }
+    // Always present, so that deleting the stack deactivates our set if it is active, however it was activated.
+    const ruleSetLogs = new logs.LogGroup(this, 'RuleSetActivationLogs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH });
+    const onEvent = new NodejsFunction(this, 'RuleSetActivationHandler', {
+      entry: handlerEntry(RULE_SET_HANDLER),
+      handler: 'handler',
+      runtime: LAMBDA_RUNTIME,
+      architecture: lambda.Architecture.ARM_64,
+      timeout: Duration.seconds(30),
+      bundling: BUNDLING,
+      logGroup: ruleSetLogs,
+    });
+    // Neither action supports resource-level permissions.
+    onEvent.addToRolePolicy(new iam.PolicyStatement({ actions: ['ses:DescribeActiveReceiptRuleSet', 'ses:SetActiveReceiptRuleSet'], resources: ['*'] }));
+    acknowledgeNag(onEvent, 'AwsSolutions-IAM5[Resource::*]');
+    acknowledgeNag(onEvent, 'AwsSolutions-L1');
+    acknowledgeNag(onEvent, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]');
+    const provider = new cr.Provider(this, 'RuleSetActivationProvider', { onEventHandler: onEvent, logGroup: ruleSetLogs });
+    acknowledgeNag(provider, 'AwsSolutions-L1');
+    acknowledgeNag(provider, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]');
+    const handlerId = stack.resolve((onEvent.node.defaultChild as CfnElement).logicalId) as string;
+    acknowledgeNag(provider, 'AwsSolutions-IAM5[provider invoke]', `AwsSolutions-IAM5[Resource::<${handlerId}.Arn>:*]`);
+    const activation = new CustomResource(this, 'RuleSetActivation', {
+      serviceToken: provider.serviceToken,
+      resourceType: 'Custom::ReceiptRuleSetActivation',
+      properties: { RuleSetName: ruleSetName, Activate: String(props.activateReceiptRuleSet ?? false) },
+    });
+    // Created after the set (and its rule), deleted before them: SES refuses to delete the active set.
+    activation.node.addDependency(rule);
   }
 }

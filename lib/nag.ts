@@ -23,9 +23,13 @@ export const NAG_REASONS = {
   'AwsSolutions-IAM5[bucket objects]':
     'Object actions (only those the route table lists for the function) apply to keys in our one mail bucket; keys are per inbox and message ids generated at run time, so they cannot be named in advance.',
   'AwsSolutions-IAM5[Resource::*]':
-    'ses:SetActiveReceiptRuleSet supports no resource-level permission (the IAM service authorization reference lists no resource type for it).',
+    'ses:SetActiveReceiptRuleSet and ses:DescribeActiveReceiptRuleSet support no resource-level permission (the IAM service authorization reference lists no resource type for them).',
+  'AwsSolutions-IAM5[provider invoke]':
+    "The CDK provider framework's function may invoke our rule-set handler's versions (function ARN:*); the wildcard is the version qualifier of that one function.",
+  'AwsSolutions-SNS2':
+    'The alarm topic carries only alarm names and states, no mail or keys; CloudWatch cannot publish to a topic under the AWS managed SNS key, and a customer managed key would cost more than the topic.',
   'AwsSolutions-L1':
-    'The runtime is pinned to Node.js 22 on purpose (the team decision: a runtime upgrade is a reviewed change, tested with the bundles); nodejs22.x is supported by Lambda until April 2027.',
+    "The runtime is pinned to Node.js 22 on purpose (the team decision: a runtime upgrade is a reviewed change, tested with the bundles); nodejs22.x is supported by Lambda until April 2027. The CDK provider framework's function runs the runtime the pinned aws-cdk-lib chooses.",
   'AwsSolutions-SQS3':
     "This queue is the ingest function's on-failure destination, i.e. it is the dead-letter queue; a dead-letter queue for it would add nothing.",
 } as const;

@@ -11,5 +11,6 @@ export const OUTPUTS = {
   bucketName: 'BucketName',
   deadLetterQueueUrl: 'DeadLetterQueueUrl',
   ingestFunctionName: 'IngestFunctionName',
+  alarmTopicArn: 'AlarmTopicArn',
   usagePlanId: (plan: PlanName) => `UsagePlanId${plan[0].toUpperCase()}${plan.slice(1)}`,
 } as const;

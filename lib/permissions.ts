@@ -1,37 +1,58 @@
 /**
  * The route table's access levels as IAM actions, stated once: each function gets what its access list names on
- * our one table and bucket, nothing more. Scan is deliberately absent: only admin tooling lists keys.
+ * our one table and bucket, nothing more. Scan is deliberately absent: only admin tooling lists keys. Object
+ * actions are scoped by prefix: API functions reach `inboxes/` only, never the raw mail SES drops in `inbound/`.
  */
 import type { Access } from '../lambdas/core/routes';
+import { blobKeys } from '../lambdas/core/ports';
 
-export const TABLE_ACTIONS: Record<'table:read' | 'table:write', readonly string[]> = {
+export const TABLE_ACTIONS: Record<'table:get' | 'table:read' | 'table:write', readonly string[]> = {
+  'table:get': ['dynamodb:GetItem'],
   'table:read': ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem'],
   'table:write': ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem'],
 };
 
-export const BUCKET_OBJECT_ACTIONS: Record<'bucket:read' | 'bucket:write' | 'bucket:delete', readonly string[]> = {
+type ObjectAccess = Exclude<Access, keyof typeof TABLE_ACTIONS>;
+
+export const BUCKET_OBJECT_ACTIONS: Record<ObjectAccess, readonly string[]> = {
   'bucket:read': ['s3:GetObject'],
   'bucket:write': ['s3:PutObject'],
   'bucket:delete': ['s3:DeleteObject'],
+  'inbound:read': ['s3:GetObject'],
+  'inbound:delete': ['s3:DeleteObject'],
+};
+
+/** The key prefix each object access applies to. */
+export const ACCESS_PREFIX: Record<ObjectAccess, string> = {
+  'bucket:read': blobKeys.INBOXES_PREFIX,
+  'bucket:write': blobKeys.INBOXES_PREFIX,
+  'bucket:delete': blobKeys.INBOXES_PREFIX,
+  'inbound:read': blobKeys.INBOUND_PREFIX,
+  'inbound:delete': blobKeys.INBOUND_PREFIX,
 };
 
 export interface ScopedActions {
   /** On the table ARN. */
   table: string[];
-  /** On the bucket's objects (arn/*). */
-  objects: string[];
-  /** s3:ListBucket on the bucket ARN. */
-  listBucket: boolean;
+  /** Object actions by key prefix (granted on arn/<prefix>*). */
+  objects: Record<string, string[]>;
+  /** Prefixes s3:ListBucket may list (a condition on s3:prefix); empty: no ListBucket. */
+  listPrefixes: string[];
 }
 
 export function actionsFor(access: readonly Access[]): ScopedActions {
   const table = new Set<string>();
-  const objects = new Set<string>();
+  const objects: Record<string, Set<string>> = {};
   for (const a of access) {
-    if (a === 'table:read' || a === 'table:write') TABLE_ACTIONS[a].forEach((x) => table.add(x));
-    else BUCKET_OBJECT_ACTIONS[a].forEach((x) => objects.add(x));
+    if (a in TABLE_ACTIONS) TABLE_ACTIONS[a as keyof typeof TABLE_ACTIONS].forEach((x) => table.add(x));
+    else BUCKET_OBJECT_ACTIONS[a as ObjectAccess].forEach((x) => (objects[ACCESS_PREFIX[a as ObjectAccess]] ??= new Set()).add(x));
   }
-  // Reading needs ListBucket so a missing object is 404 (not 403); deleting an inbox lists its prefix.
-  const listBucket = access.includes('bucket:read') || access.includes('bucket:delete');
-  return { table: [...table].sort(), objects: [...objects].sort(), listBucket };
+  // Deleting an inbox or a message lists its prefix, and reading needs ListBucket for a missing object to be 404
+  // rather than 403; both only ever under inboxes/.
+  const listPrefixes = access.includes('bucket:read') || access.includes('bucket:delete') ? [blobKeys.INBOXES_PREFIX] : [];
+  return {
+    table: [...table].sort(),
+    objects: Object.fromEntries(Object.entries(objects).map(([prefix, set]) => [prefix, [...set].sort()])),
+    listPrefixes,
+  };
 }

@@ -16,8 +16,7 @@ export const OBJECT_EXPIRY_DAYS =
 /** The two key prefixes that hold mail: raw drops from SES, and everything filed under an inbox. */
 export const MAIL_PREFIXES = {
   inbound: blobKeys.INBOUND_PREFIX,
-  // blobKeys.inbox('x') is 'inboxes/x/': its first segment is the prefix every inbox lives under.
-  inboxes: `${blobKeys.inbox('x').split('/')[0]}/`,
+  inboxes: blobKeys.INBOXES_PREFIX,
 } as const;
 
 export interface StorageProps {

@@ -24,7 +24,28 @@ export interface TempMailServiceProps {
   logRetention?: logs.RetentionDays;
   /** Put the stack outputs the `tempmail` CLI reads on the enclosing stack. Default true. */
   outputs?: boolean;
+  /** Subscribed to the alarm topic by e-mail (SNS sends a confirmation link first). */
+  alarmEmail?: string;
+  /** Reserved concurrency (0: none); docs/DEPLOY.md says how to check the account's quota. Default DEFAULT_CONCURRENCY. */
+  concurrency?: Partial<Concurrency>;
+  /** Regions the service may be deployed to (SES receiving). Default SES_RECEIVING_REGIONS. */
+  sesReceivingRegions?: readonly string[];
 }
+
+export interface Concurrency {
+  /** Kept for mail ingest: long polls cannot starve it. */
+  ingest: number;
+  /** Kept for the key check every request needs. */
+  authorizer: number;
+  /** The ceiling of the wait endpoint's function: each call holds an execution up to 25 s. */
+  longPoll: number;
+}
+
+/**
+ * Reservations need the account's concurrency quota to keep 100 unreserved on top of their sum: 220 here, against a
+ * default quota of 1,000 (new accounts may start lower). 10 ingest executions take ~30 mails/s at 300 ms each.
+ */
+export const DEFAULT_CONCURRENCY: Concurrency = { ingest: 10, authorizer: 10, longPoll: 100 };
 
 export { OUTPUTS };
 
@@ -40,12 +61,20 @@ export class TempMailService extends Construct {
     const domains = props.domains.map((d) => d.trim().toLowerCase());
     this.storage = new Storage(this, 'Storage', { deletionProtection: props.tableDeletionProtection, removalPolicy: props.removalPolicy });
     const data = { table: this.storage.table, bucket: this.storage.bucket, domains, logRetention: props.logRetention };
-    this.api = new Api(this, 'Api', data);
-    this.mail = new MailIngest(this, 'Mail', { ...data, hostedZone: props.hostedZone, activateReceiptRuleSet: props.activateReceiptRuleSet });
+    const concurrency = { ...DEFAULT_CONCURRENCY, ...props.concurrency };
+    this.api = new Api(this, 'Api', { ...data, concurrency });
+    this.mail = new MailIngest(this, 'Mail', {
+      ...data,
+      hostedZone: props.hostedZone,
+      activateReceiptRuleSet: props.activateReceiptRuleSet,
+      reservedConcurrency: concurrency.ingest,
+      sesReceivingRegions: props.sesReceivingRegions,
+    });
     this.observability = new Observability(this, 'Observability', {
       restApi: this.api.restApi,
       ingestFunction: this.mail.ingestFunction,
       deadLetters: this.mail.deadLetters,
+      alarmEmail: props.alarmEmail,
     });
 
     if (props.outputs === false) return;
@@ -58,6 +87,7 @@ export class TempMailService extends Construct {
     new CfnOutput(stack, OUTPUTS.bucketName, { value: this.storage.bucket.bucketName });
     new CfnOutput(stack, OUTPUTS.deadLetterQueueUrl, { value: this.mail.deadLetters.queueUrl });
     new CfnOutput(stack, OUTPUTS.ingestFunctionName, { value: this.mail.ingestFunction.functionName });
+    new CfnOutput(stack, OUTPUTS.alarmTopicArn, { value: this.observability.alarmTopic.topicArn, description: 'Every alarm notifies this topic' });
     for (const plan of PAID_PLANS) {
       new CfnOutput(stack, OUTPUTS.usagePlanId(plan), { value: this.api.usagePlans[plan]!.usagePlanId });
     }

@@ -16,6 +16,13 @@ export class TempMailStack extends Stack {
     const context = (key: string) => this.node.tryGetContext(`tempmail:${key}`);
     const domains = list(context('domains'));
     if (!domains || domains.length !== 3) throw new Error('context tempmail:domains must list three domains');
+    const placeholders = domains.filter((d) => /(^|\.)example\.(com|net|org)$/i.test(d));
+    if (placeholders.length) {
+      throw new Error(
+        `context tempmail:domains still lists example domains (${placeholders.join(', ')}): set your own three domains in cdk.json or with -c tempmail:domains=a.example,b.example,c.example (docs/DEPLOY.md §2)`,
+      );
+    }
+    const count = (key: string): number | undefined => (context(key) === undefined ? undefined : Number(context(key)));
     const zoneId = context('hostedZoneId');
     const zoneName = context('hostedZoneName');
     this.service = new TempMailService(this, 'TempMail', {
@@ -23,6 +30,13 @@ export class TempMailStack extends Stack {
       hostedZone: zoneId && zoneName ? { id: String(zoneId), name: String(zoneName) } : undefined,
       activateReceiptRuleSet: flag(context('activateReceiptRuleSet'), false),
       tableDeletionProtection: flag(context('tableDeletionProtection'), true),
+      alarmEmail: context('alarmEmail') ? String(context('alarmEmail')) : undefined,
+      concurrency: Object.fromEntries(
+        ([['ingest', 'ingestConcurrency'], ['authorizer', 'authorizerConcurrency'], ['longPoll', 'waitConcurrency']] as const)
+          .map(([field, key]) => [field, count(key)])
+          .filter(([, value]) => value !== undefined),
+      ),
+      sesReceivingRegions: list(context('sesReceivingRegions')),
     });
   }
 }

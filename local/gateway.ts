@@ -1,6 +1,7 @@
 /**
  * The local stand-in for API Gateway: turns an HTTP request into a REST proxy event, runs the same authorizer
- * handler, applies the plan's token bucket and renders the gateway's own errors in the API's error format. In the
+ * handler, applies the plan's token bucket and renders the gateway's own errors in the API's error format. It hands
+ * a function's answer on as the deployed REST API does (proxyReply), so that what breaks there breaks here. In the
  * embedded form it also serves the download links the store signs (S3's pre-signed URLs on AWS).
  */
 import http from 'node:http';
@@ -8,7 +9,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { errorBody } from '../lambdas/core/errors';
 import { GATEWAY_RESPONSES, type GatewayResponseType } from '../lambdas/core/gateway-responses';
-import { MAX_BODY_BYTES } from '../lambdas/core/limits';
+import { LAMBDA_RESPONSE_LIMIT_BYTES, MAX_BODY_BYTES } from '../lambdas/core/limits';
 import { matchRoute, type Route } from '../lambdas/core/routes';
 import { isPlanName } from '../lambdas/core/plans';
 import { ApiError } from '../lambdas/core/errors';
@@ -30,11 +31,27 @@ export interface GatewayOptions {
   log?: (line: string) => void;
 }
 
-type Reply = { status: number; headers: Record<string, string>; body: Buffer };
+export type Reply = { status: number; headers: Record<string, string>; body: Buffer };
 
-function gatewayError(type: GatewayResponseType, requestId: string, extra: Record<string, string> = {}, message?: string): Reply {
-  const { status, message: fixed } = GATEWAY_RESPONSES[type];
-  return jsonReply(status, errorBody(status, message ?? fixed), requestId, extra);
+function gatewayError(type: GatewayResponseType, requestId: string, extra: Record<string, string> = {}, message?: string, sentStatus?: number): Reply {
+  const { status, message: fixed, keepStatus } = GATEWAY_RESPONSES[type];
+  // The catch-alls keep the status API Gateway chose; their body is the fixed template.
+  return jsonReply(keepStatus && sentStatus ? sentStatus : status, errorBody(status, message ?? fixed), requestId, extra);
+}
+
+/**
+ * A Lambda proxy result as the deployed REST API sends it. It declares no binary media types, so a base64 body with
+ * isBase64Encoded goes out as the base64 text; an answer over Lambda's 6 MB response limit fails the invocation,
+ * which API Gateway answers with 502 (DEFAULT_5XX).
+ */
+export function proxyReply(result: APIGatewayProxyResult, requestId: string): Reply {
+  if (Buffer.byteLength(JSON.stringify(result)) > LAMBDA_RESPONSE_LIMIT_BYTES) {
+    console.error(`[gateway] request ${requestId}: the function's answer exceeds Lambda's ${LAMBDA_RESPONSE_LIMIT_BYTES}-byte response limit`);
+    return gatewayError('DEFAULT_5XX', requestId, {}, undefined, 502);
+  }
+  const headers: Record<string, string> = { 'X-Request-Id': requestId };
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  return { status: result.statusCode, headers, body: Buffer.from(result.body ?? '', 'utf8') };
 }
 
 function jsonReply(status: number, body: unknown, requestId: string, extra: Record<string, string> = {}): Reply {
@@ -187,13 +204,7 @@ export class LocalGateway {
     };
     const handler = loadHandler(route.handler, this.options.bundleDir);
     const result = (await handler(event, lambdaContext(route.name, requestId, (route.timeoutSeconds ?? 10) * 1000))) as APIGatewayProxyResult;
-    const headersOut: Record<string, string> = { 'X-Request-Id': requestId };
-    for (const [name, value] of Object.entries(result.headers ?? {})) headersOut[name] = String(value);
-    return {
-      status: result.statusCode,
-      headers: headersOut,
-      body: Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8'),
-    };
+    return proxyReply(result, requestId);
   }
 
   private async authorize(
@@ -229,7 +240,7 @@ export class LocalGateway {
           return { reply: jsonReply(503, errorBody(503, `service temporarily unavailable; retry shortly. request id ${requestId}`), requestId, { 'Retry-After': '1' }) };
         }
         console.error(`[gateway] authorizer failed for request ${requestId}:`, (error as Error)?.message);
-        return { reply: gatewayError('DEFAULT_5XX', requestId, {}, `internal error; request id ${requestId}`) };
+        return { reply: gatewayError('AUTHORIZER_FAILURE', requestId) };
       }
       if (this.options.authorizerCacheSeconds > 0) {
         this.authorizerCache.set(keyHash, { result, until: Date.now() + this.options.authorizerCacheSeconds * 1000 });

@@ -1,10 +1,12 @@
 /**
  * API Gateway REQUEST authorizer on X-API-Key. Unknown key: "Unauthorized" (401). Plan without API access: a Deny
  * policy (403). Otherwise Allow for every route of the stage (the answer is cached per key, so it must fit any route),
- * with the account and plan in the context and the key as the usage-plan identifier.
+ * with the account and plan in the context and the key's SHA-256 as the usage-plan identifier: API Gateway stores
+ * API key values readably (get-api-key --include-value), so the value it holds is the hash, as in the table.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { ApiError, DependencyUnavailable } from '../core/errors';
+import { hashApiKey } from '../core/ids';
 import { currentContext } from '../usecases/context';
 import { authorizeKey } from '../usecases/keys';
 import { logger } from '../http/logger';
@@ -27,7 +29,7 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
       principalId: caller.account_id,
       policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWildcard(event.methodArn) }] },
       context: { accountId: caller.account_id, plan: caller.plan },
-      usageIdentifierKey: key,
+      usageIdentifierKey: hashApiKey(key!),
     };
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) throw new Error('Unauthorized'); // API Gateway's 401

@@ -3,7 +3,6 @@ import { CONTRACT } from '../core/contract';
 import { getRawMessage } from '../usecases/messages';
 
 export const handler = apiHandler(CONTRACT.getRawMessage, async ({ params, caller, ctx }) => ({
-  status: 200,
-  bytes: await getRawMessage(ctx, caller, params.inbox_id, params.message_id),
-  contentType: 'message/rfc822',
+  status: CONTRACT.getRawMessage.status,
+  redirect: await getRawMessage(ctx, caller, params.inbox_id, params.message_id),
 }));

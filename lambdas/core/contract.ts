@@ -9,7 +9,8 @@ export interface RouteContract {
   params?: ZodType;
   query?: ZodType;
   body?: ZodType;
-  response: ZodType | 'binary';
+  /** 'redirect': a 302 to a pre-signed S3 URL (large payloads never pass through Lambda and API Gateway). */
+  response: ZodType | 'binary' | 'redirect';
   status: number;
   auth?: boolean;
 }
@@ -22,7 +23,7 @@ export const CONTRACT = {
   waitForMessage: { params: s.InboxPath, query: s.WaitQuery, response: s.WaitResult, status: 200 },
   getMessage: { params: s.MessagePath, query: s.NoQuery, response: s.Message, status: 200 },
   deleteMessage: { params: s.MessagePath, query: s.NoQuery, response: s.Deleted, status: 200 },
-  getRawMessage: { params: s.MessagePath, query: s.NoQuery, response: 'binary', status: 200 },
+  getRawMessage: { params: s.MessagePath, query: s.NoQuery, response: 'redirect', status: 302 },
   listDomains: { query: s.NoQuery, response: s.Domains, status: 200 },
   getOpenApi: { response: 'binary', status: 200, auth: false },
 } as const satisfies Record<string, RouteContract>;

@@ -34,9 +34,11 @@ export function openApiDocument(domains: string[]) {
   for (const route of ROUTES) {
     const contract: RouteContract = CONTRACT[route.name as keyof typeof CONTRACT];
     const response =
-      contract.response === 'binary'
-        ? { content: { [route.name === 'getRawMessage' ? 'message/rfc822' : 'application/json']: { schema: {} } } }
-        : { content: { 'application/json': { schema: { $ref: `#/components/schemas/${registry.get(contract.response)?.id}` } } } };
+      contract.response === 'redirect'
+        ? { headers: { Location: { description: 'a pre-signed URL of the content, valid for minutes', schema: { type: 'string', format: 'uri' } } } }
+        : contract.response === 'binary'
+          ? { content: { 'application/json': { schema: {} } } }
+          : { content: { 'application/json': { schema: { $ref: `#/components/schemas/${registry.get(contract.response)?.id}` } } } };
     paths[route.path] ??= {};
     paths[route.path][route.method.toLowerCase()] = {
       operationId: route.name,
@@ -47,7 +49,7 @@ export function openApiDocument(domains: string[]) {
         ? { requestBody: { required: false, content: { 'application/json': { schema: { $ref: `#/components/schemas/${registry.get(contract.body)?.id}` } } } } }
         : {}),
       responses: {
-        [String(contract.status)]: { description: 'success', ...response },
+        [String(contract.status)]: { description: contract.response === 'redirect' ? 'redirect to the content' : 'success', ...response },
         ...Object.fromEntries(Object.entries(ERRORS).map(([code, description]) => [code, { description, content: { 'application/json': { schema: errorRef } } }])),
       },
     };

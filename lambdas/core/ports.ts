@@ -15,10 +15,16 @@ export interface InboxStore {
   inboxForAddress(address: string): Promise<InboxRoute | null>;
   /** Removes the inbox, its address claim and every message item. */
   deleteInbox(inbox: InboxRecord): Promise<void>;
-  /** Newest first. */
+  /**
+   * Newest first. A page may hold fewer than `limit` items (a store bounds what one call reads); `last` is set
+   * whenever more may remain, and the next page starts after it.
+   */
   listMessages(inboxId: string, limit: number, after?: string): Promise<Page<MessageSummary>>;
-  /** Messages newer than `after`, oldest first (the wait endpoint). */
-  messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<MessageSummary[]>;
+  /**
+   * Messages newer than `after`, oldest first (the wait endpoint). Like listMessages, a page may hold fewer than
+   * `limit` (a store bounds what one call reads): `last` is set whenever more may remain, and the next call starts after it.
+   */
+  messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<Page<MessageSummary>>;
   getMessage(inboxId: string, messageId: string): Promise<MessageRecord | null>;
   /**
    * Stores a message, bumps the inbox's count and the account's day usage in one transaction.
@@ -38,6 +44,12 @@ export interface KeyStore {
   getKey(keyHash: string): Promise<ApiKeyRecord | null>;
   listKeys(): Promise<ApiKeyRecord[]>;
   revokeKey(keyHash: string, atIso: string): Promise<ApiKeyRecord | null>;
+}
+
+export interface PresignedResponse {
+  contentType?: string;
+  contentDisposition?: string;
+  cacheControl?: string;
 }
 
 export interface BlobStore {
@@ -89,4 +101,6 @@ export const blobKeys = {
   /** Where SES's S3 action (and the local SMTP stand-in) drops raw mail. */
   inbound: (sesMessageId: string) => `inbound/${sesMessageId}`,
   INBOUND_PREFIX: 'inbound/',
+  /** Every inbox's objects live under it (the first segment of `inbox`). */
+  INBOXES_PREFIX: 'inboxes/',
 };

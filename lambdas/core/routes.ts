@@ -2,7 +2,13 @@
  * The route table: the one place that states a route. The CDK stack builds API Gateway resources, one function
  * per route and each function's IAM policy from it; the local gateway dispatches with it.
  */
-export type Access = 'table:read' | 'table:write' | 'bucket:read' | 'bucket:write' | 'bucket:delete';
+import { MAX_ROUTE_TIMEOUT_SECONDS } from './limits';
+
+/**
+ * `table:get` is GetItem alone; `bucket:*` act on inboxes' objects (`inboxes/`), `inbound:*` on the raw mail SES
+ * drops (`inbound/`), which only ingest may touch.
+ */
+export type Access = 'table:get' | 'table:read' | 'table:write' | 'bucket:read' | 'bucket:write' | 'bucket:delete' | 'inbound:read' | 'inbound:delete';
 
 export interface Route {
   /** Function and operation name. */
@@ -17,16 +23,18 @@ export interface Route {
   /** What the function may do to the table and the bucket: its IAM policy, nothing more. */
   access: Access[];
   summary: string;
-  /** Lambda timeout; the wait endpoint holds requests up to 25 s. */
+  /** Lambda timeout, at most MAX_ROUTE_TIMEOUT_SECONDS; the wait endpoint holds requests up to 25 s. */
   timeoutSeconds?: number;
+  /** Holds its function for seconds while it waits: its concurrency is capped (TempMailService's concurrency). */
+  longPoll?: true;
 }
 
 export const ROUTES: readonly Route[] = [
   { name: 'createInbox', method: 'POST', path: '/v1/inboxes', handler: 'api/create-inbox', auth: true, access: ['table:read', 'table:write'], summary: 'Create an inbox' },
   { name: 'getInbox', method: 'GET', path: '/v1/inboxes/{inbox_id}', handler: 'api/get-inbox', auth: true, access: ['table:read'], summary: 'Get an inbox' },
-  { name: 'deleteInbox', method: 'DELETE', path: '/v1/inboxes/{inbox_id}', handler: 'api/delete-inbox', auth: true, access: ['table:read', 'table:write', 'bucket:read', 'bucket:delete'], summary: 'Delete an inbox and all its messages', timeoutSeconds: 29 },
+  { name: 'deleteInbox', method: 'DELETE', path: '/v1/inboxes/{inbox_id}', handler: 'api/delete-inbox', auth: true, access: ['table:read', 'table:write', 'bucket:read', 'bucket:delete'], summary: 'Delete an inbox and all its messages', timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS },
   { name: 'listMessages', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages', handler: 'api/list-messages', auth: true, access: ['table:read'], summary: 'List messages, newest first' },
-  { name: 'waitForMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/wait', handler: 'api/wait-for-message', auth: true, access: ['table:read', 'bucket:read'], summary: 'Wait for a message to arrive', timeoutSeconds: 29 },
+  { name: 'waitForMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/wait', handler: 'api/wait-for-message', auth: true, access: ['table:read', 'bucket:read'], summary: 'Wait for a message to arrive', timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS, longPoll: true },
   { name: 'getMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}', handler: 'api/get-message', auth: true, access: ['table:read', 'bucket:read'], summary: 'Get a full message' },
   { name: 'deleteMessage', method: 'DELETE', path: '/v1/inboxes/{inbox_id}/messages/{message_id}', handler: 'api/delete-message', auth: true, access: ['table:read', 'table:write', 'bucket:read', 'bucket:delete'], summary: 'Delete one message' },
   { name: 'getRawMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}/raw', handler: 'api/get-raw-message', auth: true, access: ['table:read', 'bucket:read'], summary: 'Get the original MIME message' },
@@ -36,9 +44,10 @@ export const ROUTES: readonly Route[] = [
 
 /** The SES ingest function is not a route, but its access is stated here beside theirs. */
 export const INGEST_HANDLER = 'ingest/handler';
-export const INGEST_ACCESS: readonly Access[] = ['table:read', 'table:write', 'bucket:read', 'bucket:write', 'bucket:delete'];
+export const INGEST_ACCESS: readonly Access[] = ['table:read', 'table:write', 'inbound:read', 'inbound:delete', 'bucket:read', 'bucket:write', 'bucket:delete'];
 export const AUTHORIZER_HANDLER = 'api/authorizer';
-export const AUTHORIZER_ACCESS: readonly Access[] = ['table:read'];
+/** The authorizer reads one key record by its hash. */
+export const AUTHORIZER_ACCESS: readonly Access[] = ['table:get'];
 
 export type RouteMatch =
   | { kind: 'route'; route: Route; params: Record<string, string> }

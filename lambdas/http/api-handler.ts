@@ -25,9 +25,11 @@ export interface HandlerInput<P, Q, B> {
   requestId: string;
 }
 
-export type HandlerResult =
-  | { status: number; json: unknown; headers?: Record<string, string> }
-  | { status: number; bytes: Buffer; contentType: string; headers?: Record<string, string> };
+/**
+ * JSON, or a redirect (to a pre-signed S3 URL). No raw bytes: the REST API declares no binary media types, so API
+ * Gateway would pass a base64 body on as text, and Lambda's 6 MB response limit would cap it.
+ */
+export type HandlerResult = { status: number; json: unknown; headers?: Record<string, string> } | { status: 301 | 302 | 303 | 307; redirect: string };
 
 interface Schemas<P, Q, B> {
   params?: ZodType<P>;
@@ -99,13 +101,8 @@ export function apiHandler<P = Record<string, never>, Q = Record<string, never>,
       const query = parse(schemas.query, event.queryStringParameters ?? {}, 'query');
       const body = schemas.body ? parse(schemas.body, parseBody(event), 'body') : (undefined as B);
       const result = await run({ params, query, body, caller, ctx: currentContext(), requestId });
-      if ('bytes' in result) {
-        return {
-          statusCode: result.status,
-          headers: { 'Content-Type': result.contentType, 'X-Request-Id': requestId, ...result.headers },
-          body: result.bytes.toString('base64'),
-          isBase64Encoded: true,
-        };
+      if ('redirect' in result) {
+        return { statusCode: result.status, headers: { Location: result.redirect, 'X-Request-Id': requestId, 'Cache-Control': 'no-store' }, body: '' };
       }
       return { statusCode: result.status, headers: jsonHeaders(requestId, result.headers), body: JSON.stringify(result.json) };
     } catch (error) {

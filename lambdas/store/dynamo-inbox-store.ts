@@ -37,6 +37,18 @@ function strip<T>(item: Record<string, unknown> | undefined): T | null {
 
 const nowEpoch = (nowMs = Date.now()) => Math.floor(nowMs / 1000);
 
+/** Query calls one page of messages may make (each reads at most 1 MB): a page costs at most ~4 MB of reads. */
+export const READ_ROUNDS = 4;
+/**
+ * Storing a message updates the account's one day-usage item, so concurrent ingests of one account conflict
+ * (TransactionConflict): DynamoDB cancels a transaction while another one writes the same item. Such a transaction
+ * is retried here with full jitter, at most this many times in all, before the error goes to Lambda's own retries.
+ * The waits add up to 66 s at worst (about half that expected), inside ingest's timeout (lib/mail-ingest.ts); in a
+ * burst of 500 mails for one account the unluckiest needed 13 attempts (test/integration/dynamo-paging.test.ts).
+ */
+export const PUT_ATTEMPTS = 20;
+const CONFLICT_BACKOFF_MS = { base: 25, cap: 5_000 };
+
 function cancellationCodes(error: unknown): string[] | null {
   if (error instanceof TransactionCanceledException || (error as Error)?.name === 'TransactionCanceledException') {
     return ((error as TransactionCanceledException).CancellationReasons ?? []).map((r) => r.Code ?? 'None');
@@ -154,44 +166,54 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
     }
   }
 
-  async listMessages(inboxId: string, limit: number, after?: string): Promise<Page<MessageSummary>> {
-    // One extra item tells whether another page exists, so the last page never carries a cursor.
-    const out = await this.call(() =>
-      this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: after ? 'pk = :pk AND sk BETWEEN :lo AND :hi' : 'pk = :pk AND begins_with(sk, :msg)',
-          ExpressionAttributeValues: after
-            ? { ':pk': keys.inbox(inboxId).pk, ':lo': 'MSG#', ':hi': `MSG#${after}` }
-            : { ':pk': keys.inbox(inboxId).pk, ':msg': 'MSG#' },
-          ScanIndexForward: false,
-          // BETWEEN includes the cursor's own item, which is dropped below.
-          Limit: limit + 1 + (after ? 1 : 0),
-          ...summaryProjection,
-        }),
-      ),
-    );
-    let items = (out.Items ?? []) as MessageSummary[];
-    if (after && items[0]?.id === after) items = items.slice(1); // BETWEEN is inclusive
-    const more = items.length > limit;
-    items = items.slice(0, limit);
-    return { items, last: more ? items[items.length - 1].id : undefined };
+  /**
+   * Follows LastEvaluatedKey: DynamoDB stops a Query after 1 MB of items read (counted before the projection, so
+   * inline bodies count), and a page must not end early. Each call asks only for the items still missing, so at
+   * most `want` items are read; past READ_ROUNDS calls the page ends short, with `more` set, and the next page goes
+   * on from its last item. Summaries only, in key order from `start` (exclusive).
+   */
+  private async readMessages(
+    inboxId: string,
+    want: number,
+    options: { forward: boolean; start?: string },
+  ): Promise<{ items: MessageSummary[]; more: boolean }> {
+    const pk = keys.inbox(inboxId).pk;
+    const items: MessageSummary[] = [];
+    let startKey: Record<string, unknown> | undefined = options.start ? keys.message(inboxId, options.start) : undefined;
+    for (let round = 0; items.length < want && (round === 0 || startKey); round++) {
+      if (round >= READ_ROUNDS && items.length > 0) return { items, more: true };
+      const out = await this.call(() =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :msg)',
+            ExpressionAttributeValues: { ':pk': pk, ':msg': 'MSG#' },
+            ScanIndexForward: options.forward,
+            ExclusiveStartKey: startKey,
+            Limit: want - items.length,
+            ...summaryProjection,
+          }),
+        ),
+      );
+      items.push(...((out.Items ?? []) as MessageSummary[]));
+      startKey = out.LastEvaluatedKey;
+    }
+    // A full read may end exactly at the last item with a LastEvaluatedKey still set: `more` can be a false alarm
+    // (the next page is empty), never a miss.
+    return { items, more: items.length >= want ? true : !!startKey };
   }
 
-  async messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<MessageSummary[]> {
-    const out = await this.call(() =>
-      this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND sk > :after',
-          ExpressionAttributeValues: { ':pk': keys.inbox(inboxId).pk, ':after': after ? `MSG#${after}` : 'MSG#' },
-          ScanIndexForward: true,
-          Limit: limit,
-          ...summaryProjection,
-        }),
-      ),
-    );
-    return (out.Items ?? []) as MessageSummary[];
+  async listMessages(inboxId: string, limit: number, after?: string): Promise<Page<MessageSummary>> {
+    // One extra item tells whether another page exists, so a page that ends the list carries no cursor.
+    const read = await this.readMessages(inboxId, limit + 1, { forward: false, start: after });
+    const more = read.items.length > limit || read.more;
+    const items = read.items.slice(0, limit);
+    return { items, last: more && items.length ? items[items.length - 1].id : undefined };
+  }
+
+  async messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<Page<MessageSummary>> {
+    const read = await this.readMessages(inboxId, limit, { forward: true, start: after });
+    return { items: read.items, last: read.more && read.items.length ? read.items[read.items.length - 1].id : undefined };
   }
 
   async getMessage(inboxId: string, messageId: string): Promise<MessageRecord | null> {
@@ -201,48 +223,53 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
 
   async putMessage(message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number) {
     const dayEnd = Date.parse(`${day}T00:00:00Z`) / 1000 + 2 * 86_400;
-    try {
-      await this.call(() =>
-        this.db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Put: {
-                  TableName: this.table,
-                  Item: { ...keys.message(inbox.id, message.id), ...message, expires_at_epoch: inbox.expires_at_epoch },
-                  ConditionExpression: 'attribute_not_exists(pk)',
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.call(() =>
+          this.db.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Put: {
+                    TableName: this.table,
+                    Item: { ...keys.message(inbox.id, message.id), ...message, expires_at_epoch: inbox.expires_at_epoch },
+                    ConditionExpression: 'attribute_not_exists(pk)',
+                  },
                 },
-              },
-              {
-                Update: {
-                  TableName: this.table,
-                  Key: keys.inbox(inbox.id),
-                  UpdateExpression: 'ADD message_count :one',
-                  ConditionExpression: 'attribute_exists(pk) AND expires_at_epoch > :now',
-                  ExpressionAttributeValues: { ':one': 1, ':now': nowEpoch() },
+                {
+                  Update: {
+                    TableName: this.table,
+                    Key: keys.inbox(inbox.id),
+                    UpdateExpression: 'ADD message_count :one',
+                    ConditionExpression: 'attribute_exists(pk) AND expires_at_epoch > :now',
+                    ExpressionAttributeValues: { ':one': 1, ':now': nowEpoch() },
+                  },
                 },
-              },
-              {
-                Update: {
-                  TableName: this.table,
-                  Key: keys.usage(inbox.account_id, day),
-                  UpdateExpression: 'ADD emails :one SET expires_at_epoch = :purge',
-                  ConditionExpression: 'attribute_not_exists(emails) OR emails < :limit',
-                  ExpressionAttributeValues: { ':one': 1, ':limit': dailyLimit, ':purge': dayEnd },
+                {
+                  Update: {
+                    TableName: this.table,
+                    Key: keys.usage(inbox.account_id, day),
+                    UpdateExpression: 'ADD emails :one SET expires_at_epoch = :purge',
+                    ConditionExpression: 'attribute_not_exists(emails) OR emails < :limit',
+                    ExpressionAttributeValues: { ':one': 1, ':limit': dailyLimit, ':purge': dayEnd },
+                  },
                 },
-              },
-            ],
-          }),
-        ),
-      );
-      return 'stored' as const;
-    } catch (error) {
-      const codes = cancellationCodes(error);
-      if (!codes) throw error;
-      if (codes[0] === 'ConditionalCheckFailed') return 'duplicate' as const;
-      if (codes[1] === 'ConditionalCheckFailed') return 'gone' as const;
-      if (codes[2] === 'ConditionalCheckFailed') return 'quota' as const;
-      throw error;
+              ],
+            }),
+          ),
+        );
+        return 'stored' as const;
+      } catch (error) {
+        const codes = cancellationCodes(error);
+        if (!codes) throw error;
+        if (codes[0] === 'ConditionalCheckFailed') return 'duplicate' as const;
+        if (codes[1] === 'ConditionalCheckFailed') return 'gone' as const;
+        if (codes[2] === 'ConditionalCheckFailed') return 'quota' as const;
+        if (!codes.includes('TransactionConflict') || attempt >= PUT_ATTEMPTS) throw error;
+        // Full jitter: the contenders for the hot usage item spread out instead of colliding again in step.
+        const ceiling = Math.min(CONFLICT_BACKOFF_MS.cap, CONFLICT_BACKOFF_MS.base * 2 ** attempt);
+        await new Promise((r) => setTimeout(r, Math.random() * ceiling));
+      }
     }
   }
 

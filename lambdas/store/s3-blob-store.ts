@@ -23,8 +23,14 @@ export function s3Client(endpoint?: string): S3Client {
   return s3;
 }
 
-const isMissing = (error: unknown): boolean =>
-  ['NoSuchKey', 'NotFound'].includes((error as Error).name) || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
+/**
+ * 404, or 403 on a read: the functions' ListBucket is limited to a prefix (lib/functions.ts), and S3 answers a missing
+ * key with 403 to a role that may not list it, while the same role may read every key that exists there.
+ */
+const isMissing = (error: unknown): boolean => {
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  return ['NoSuchKey', 'NotFound', 'AccessDenied', 'Forbidden'].includes((error as Error).name) || status === 404 || status === 403;
+};
 
 export class S3BlobStore implements BlobStore {
   constructor(

@@ -248,9 +248,10 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
     return { items, last: rows.length > limit ? items[items.length - 1].id : undefined };
   }
 
-  async messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<MessageSummary[]> {
-    const rows = this.engine.read(() => this.engine.sql('SELECT summary FROM messages WHERE inbox_id = ? AND id > ? ORDER BY id ASC LIMIT ?').all(inboxId, after ?? '', limit));
-    return rows.map((r) => parse<MessageSummary>(r.summary));
+  async messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<Page<MessageSummary>> {
+    const rows = this.engine.read(() => this.engine.sql('SELECT summary FROM messages WHERE inbox_id = ? AND id > ? ORDER BY id ASC LIMIT ?').all(inboxId, after ?? '', limit + 1));
+    const items = rows.slice(0, limit).map((r) => parse<MessageSummary>(r.summary));
+    return { items, last: rows.length > limit ? items[items.length - 1].id : undefined };
   }
 
   async getMessage(inboxId: string, messageId: string): Promise<MessageRecord | null> {

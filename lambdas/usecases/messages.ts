@@ -1,6 +1,6 @@
 /** Message use cases: list, read, raw, delete, wait. */
 import { decodeCursor, encodeCursor } from '../core/cursor';
-import { attachmentDownload } from '../core/downloads';
+import { attachmentDownload, rawDownload } from '../core/downloads';
 import { blobKeys } from '../core/ports';
 import { forbidden, notFound } from '../core/errors';
 import { INBOX_ID, MESSAGE_ID } from '../core/ids';
@@ -46,11 +46,15 @@ export async function getMessage(ctx: AppContext, caller: Caller, inboxId: strin
   return fullMessage(ctx, await ownedMessage(ctx, caller, inboxId, messageId));
 }
 
-export async function getRawMessage(ctx: AppContext, caller: Caller, inboxId: string, messageId: string): Promise<Buffer> {
+/**
+ * A pre-signed URL of the raw mail, never the bytes: a REST API without binary media types would send them as
+ * base64 text, and Lambda answers at most 6 MB while SES accepts 40 MB. The object is looked up first, so a missing
+ * one is still 404 and an unreachable S3 still 503.
+ */
+export async function getRawMessage(ctx: AppContext, caller: Caller, inboxId: string, messageId: string): Promise<string> {
   const message = await ownedMessage(ctx, caller, inboxId, messageId);
-  const raw = await ctx.stores.blobs.get(message.raw_key);
-  if (!raw) throw notFound(`raw form of message ${messageId} is no longer stored`);
-  return raw;
+  if (!(await ctx.stores.blobs.head(message.raw_key))) throw notFound(`raw form of message ${messageId} is no longer stored`);
+  return ctx.stores.blobs.presignGet(message.raw_key, ctx.settings.downloadUrlSeconds, rawDownload(message.id));
 }
 
 export async function deleteMessage(ctx: AppContext, caller: Caller, inboxId: string, messageId: string): Promise<void> {
@@ -79,7 +83,7 @@ export async function waitForMessage(ctx: AppContext, caller: Caller, inboxId: s
     const inbox = await ownedInbox(ctx, caller, inboxId);
     for (;;) {
       const batch = await ctx.stores.inboxes.messagesSince(inbox.id, after, 100);
-      const hit = batch.find(
+      const hit = batch.items.find(
         (m) =>
           (!from || `${m.from_name ?? ''} <${m.from}>`.toLowerCase().includes(from)) &&
           (!subject || m.subject.toLowerCase().includes(subject)),
@@ -88,8 +92,8 @@ export async function waitForMessage(ctx: AppContext, caller: Caller, inboxId: s
         const message = await ctx.stores.inboxes.getMessage(inbox.id, hit.id);
         if (message) return { message: await fullMessage(ctx, message), timed_out: false };
       }
-      if (batch.length < 100) break;
-      after = batch[batch.length - 1].id;
+      if (!batch.last) break;
+      after = batch.last;
     }
     const left = deadline - ctx.now();
     if (left <= 0) return { message: null, timed_out: true };

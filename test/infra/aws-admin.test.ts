@@ -96,7 +96,7 @@ describe('keys on AWS', () => {
 
     const createCalls = apigw.commandCalls(CreateApiKeyCommand);
     expect(createCalls).toHaveLength(1);
-    expect(createCalls[0].args[0].input).toEqual(expect.objectContaining({ value: created.key, enabled: true }));
+    expect(createCalls[0].args[0].input).toEqual(expect.objectContaining({ value: hashApiKey(created.key), enabled: true }));
     expect(createCalls[0].args[0].input.name).not.toContain(created.key.slice(3, 12));
     expect(apigw.commandCalls(CreateUsagePlanKeyCommand).map((c) => c.args[0].input)).toEqual([{ usagePlanId: 'up-dev', keyId: 'key-id-1', keyType: 'API_KEY' }]);
 

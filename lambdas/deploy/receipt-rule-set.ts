@@ -1,0 +1,49 @@
+/**
+ * CloudFormation custom resource (through the CDK provider framework) for the account's one active SES receipt rule
+ * set. Activating ours replaces whatever set is active, and deactivating sets none active, so it acts only on what
+ * is ours: it activates only when told to, and it deactivates only when our set is the active one — when the stack
+ * is deleted (SES refuses to delete an active set, so `cdk destroy` needs it), or when activation is turned off.
+ * Another set the account has switched to is never touched.
+ */
+import { DescribeActiveReceiptRuleSetCommand, SESClient, SetActiveReceiptRuleSetCommand } from '@aws-sdk/client-ses';
+import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+
+export interface RuleSetProperties {
+  RuleSetName: string;
+  /** 'true' or 'false' (CloudFormation passes properties as strings). */
+  Activate: string;
+}
+
+let client: SESClient | undefined;
+
+async function activeRuleSet(ses: SESClient): Promise<string | undefined> {
+  const out = await ses.send(new DescribeActiveReceiptRuleSetCommand({}));
+  return out.Metadata?.Name;
+}
+
+async function deactivateIfOurs(ses: SESClient, name: string): Promise<void> {
+  const active = await activeRuleSet(ses);
+  if (active !== name) {
+    console.log(`active receipt rule set is ${active ?? 'none'}, not ${name}: left alone`);
+    return;
+  }
+  // Called without a name, SES deactivates: no rule set is active afterwards.
+  await ses.send(new SetActiveReceiptRuleSetCommand({}));
+  console.log(`deactivated ${name}`);
+}
+
+export async function handler(event: CloudFormationCustomResourceEvent, ses: SESClient = (client ??= new SESClient({}))) {
+  const props = event.ResourceProperties as unknown as RuleSetProperties;
+  const name = props.RuleSetName;
+  const activate = props.Activate === 'true';
+  if (event.RequestType === 'Delete') {
+    await deactivateIfOurs(ses, name);
+  } else if (activate) {
+    await ses.send(new SetActiveReceiptRuleSetCommand({ RuleSetName: name }));
+    console.log(`activated ${name}`);
+  } else if (event.RequestType === 'Update' && (event.OldResourceProperties as unknown as RuleSetProperties).Activate === 'true') {
+    // Activation turned off: undo ours, but an operator's switch to another set stands.
+    await deactivateIfOurs(ses, name);
+  }
+  return { PhysicalResourceId: name };
+}

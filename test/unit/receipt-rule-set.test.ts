@@ -1,0 +1,76 @@
+/** The rule-set activation custom resource, with SES mocked: it touches the account's active set only when it is ours. */
+import { DescribeActiveReceiptRuleSetCommand, SESClient, SetActiveReceiptRuleSetCommand } from '@aws-sdk/client-ses';
+import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { handler } from '../../lambdas/deploy/receipt-rule-set';
+
+const ses = mockClient(SESClient);
+const client = new SESClient({ region: 'us-east-1' });
+const OURS = 'TempMail-receipt';
+
+function event(type: 'Create' | 'Update' | 'Delete', activate: boolean, oldActivate?: boolean): CloudFormationCustomResourceEvent {
+  const base = {
+    ServiceToken: 'arn', ResponseURL: 'https://example.invalid', StackId: 'stack', RequestId: 'r', LogicalResourceId: 'RuleSetActivation',
+    ResourceType: 'Custom::ReceiptRuleSetActivation', ResourceProperties: { ServiceToken: 'arn', RuleSetName: OURS, Activate: String(activate) },
+  };
+  if (type === 'Create') return { ...base, RequestType: 'Create' };
+  if (type === 'Update') return { ...base, RequestType: 'Update', PhysicalResourceId: OURS, OldResourceProperties: { ServiceToken: 'arn', RuleSetName: OURS, Activate: String(oldActivate) } };
+  return { ...base, RequestType: 'Delete', PhysicalResourceId: OURS };
+}
+
+const activeIs = (name: string | undefined) =>
+  ses.on(DescribeActiveReceiptRuleSetCommand).resolves(name ? { Metadata: { Name: name } } : {});
+const setCalls = () => ses.commandCalls(SetActiveReceiptRuleSetCommand).map((c) => c.args[0].input);
+
+beforeEach(() => {
+  ses.reset();
+  ses.on(SetActiveReceiptRuleSetCommand).resolves({});
+});
+
+describe('delete (cdk destroy, or the resource removed)', () => {
+  it('leaves another active rule set alone', async () => {
+    activeIs('CustomerRules');
+    expect(await handler(event('Delete', true), client)).toEqual({ PhysicalResourceId: OURS });
+    expect(setCalls()).toEqual([]);
+  });
+
+  it('leaves the account with no active set alone', async () => {
+    activeIs(undefined);
+    await handler(event('Delete', false), client);
+    expect(setCalls()).toEqual([]);
+  });
+
+  it('deactivates ours when it is active, however it was activated (so SES lets the stack delete it)', async () => {
+    for (const flag of [true, false]) {
+      ses.resetHistory();
+      activeIs(OURS);
+      await handler(event('Delete', flag), client);
+      expect(setCalls()).toEqual([{}]);
+    }
+  });
+});
+
+describe('create and update', () => {
+  it('activates ours when the flag is on', async () => {
+    await handler(event('Create', true), client);
+    expect(setCalls()).toEqual([{ RuleSetName: OURS }]);
+    expect(ses.commandCalls(DescribeActiveReceiptRuleSetCommand)).toHaveLength(0);
+  });
+
+  it('does nothing with the flag off: an operator may have activated ours, or another set, by hand', async () => {
+    activeIs(OURS);
+    await handler(event('Create', false), client);
+    await handler(event('Update', false, false), client);
+    expect(setCalls()).toEqual([]);
+  });
+
+  it('turning the flag off deactivates ours only while it is the active one', async () => {
+    activeIs(OURS);
+    await handler(event('Update', false, true), client);
+    expect(setCalls()).toEqual([{}]);
+    ses.resetHistory();
+    activeIs('CustomerRules');
+    await handler(event('Update', false, true), client);
+    expect(setCalls()).toEqual([]);
+  });
+});
