@@ -11,7 +11,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { AUTHORIZER_CACHE_SECONDS, GATEWAY_RESPONSES, THROTTLE_RETRY_AFTER_SECONDS, type GatewayResponseType } from '../lambdas/core/gateway-responses';
 import { BASE_PLANS, burstOf, PAID_PLANS, ratePerSecond, type PlanName } from '../lambdas/core/plans';
-import { AUTHORIZER_ACCESS, AUTHORIZER_HANDLER, ROUTES } from '../lambdas/core/routes';
+import { AUTHORIZER_ACCESS, AUTHORIZER_HANDLER, HTTP_METHODS, ROUTES, STAGE_NAME } from '../lambdas/core/routes';
 import { handlerFunction } from './functions';
 import { acknowledgeNag } from './nag';
 
@@ -24,8 +24,7 @@ export interface ApiProps {
 
 /** The API's error body, as API Gateway itself must render it (the handlers render the same shape). */
 export const errorBody = (status: number, message: string): string => JSON.stringify({ error: { code: status, message } });
-/** Every verb a client could try; those the route table does not define on a resource answer 405. */
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+export { HTTP_METHODS };
 /** Function construct ids from route names: createInbox → CreateInboxFunction. */
 export const functionId = (routeName: string): string => `${routeName[0].toUpperCase()}${routeName.slice(1)}Function`;
 
@@ -44,7 +43,7 @@ export class Api extends Construct {
       apiKeySourceType: apigw.ApiKeySourceType.AUTHORIZER,
       cloudWatchRole: true,
       deployOptions: {
-        stageName: 'prod',
+        stageName: STAGE_NAME,
         accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
         // No API key or other header in the access log: only the request line, status and ids.
         accessLogFormat: apigw.AccessLogFormat.jsonWithStandardFields({

@@ -40,6 +40,15 @@ export const INGEST_ACCESS: readonly Access[] = ['table:read', 'table:write', 'b
 export const AUTHORIZER_HANDLER = 'api/authorizer';
 export const AUTHORIZER_ACCESS: readonly Access[] = ['table:read'];
 
+/** Every verb a client could try; those the route table does not define on a path answer 405 with `Allow`. */
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+
+/** The methods the route table defines on a path: the `Allow` of its 405 answers. */
+export const allowedMethods = (path: string): string[] => ROUTES.filter((r) => r.path === path).map((r) => r.method);
+
+/** The API Gateway stage the CDK app deploys: a deployed base URL ends with it. */
+export const STAGE_NAME = 'prod';
+
 export type RouteMatch =
   | { kind: 'route'; route: Route; params: Record<string, string> }
   | { kind: 'method-not-allowed'; allowed: string[] }
