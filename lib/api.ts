@@ -12,7 +12,7 @@ import { Construct } from 'constructs';
 import { AUTHORIZER_CACHE_SECONDS, GATEWAY_RESPONSES, THROTTLE_RETRY_AFTER_SECONDS, type GatewayResponseType } from '../lambdas/core/gateway-responses';
 import { BASE_PLANS, burstOf, PAID_PLANS, ratePerSecond, type PlanName } from '../lambdas/core/plans';
 import { API_GATEWAY_TIMEOUT_SECONDS, MAX_ROUTE_TIMEOUT_SECONDS } from '../lambdas/core/limits';
-import { AUTHORIZER_ACCESS, AUTHORIZER_HANDLER, ROUTES } from '../lambdas/core/routes';
+import { AUTHORIZER_ACCESS, AUTHORIZER_HANDLER, HTTP_METHODS, ROUTES, STAGE_NAME } from '../lambdas/core/routes';
 import { handlerFunction } from './functions';
 import { acknowledgeNag } from './nag';
 
@@ -27,12 +27,10 @@ export interface ApiProps {
 
 /** The API's error body, as API Gateway itself must render it (the handlers render the same shape). */
 export const errorBody = (status: number, message: string): string => JSON.stringify({ error: { code: status, message } });
-/** Every verb a client could try; those the route table does not define on a resource answer 405. */
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+export { HTTP_METHODS };
 /** Function construct ids from route names: createInbox → CreateInboxFunction. */
 export const functionId = (routeName: string): string => `${routeName[0].toUpperCase()}${routeName.slice(1)}Function`;
-/** The one stage; named here because the execution log group's name needs it before the stage exists. */
-export const STAGE_NAME = 'prod';
+export { STAGE_NAME };
 
 export class Api extends Construct {
   readonly restApi: apigw.RestApi;

@@ -2,13 +2,12 @@
 export const USERNAME_RULE =
   'username must be 1 to 64 characters of a-z, 0-9, ".", "_" and "-", start and end with a letter or digit, and not contain ".."';
 
-const USERNAME = /^[a-z0-9](?:[a-z0-9._-]{0,62}[a-z0-9])?$/;
+/** The rule as a pattern, in any case (usernames are stored lower-case): the request schema and OpenAPI use it too. */
+export const USERNAME_PATTERN = /^(?!.*\.\.)[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62}[A-Za-z0-9])?$/;
 
 /** Returns the stored (lower-case) form, or null when the username breaks the rule. */
 export function normalizeUsername(username: string): string | null {
-  const lower = username.toLowerCase();
-  if (!USERNAME.test(lower) || lower.includes('..')) return null;
-  return lower;
+  return USERNAME_PATTERN.test(username) ? username.toLowerCase() : null;
 }
 
 /** The configured domains, lower-case, the first being the default. */

@@ -1,71 +1,208 @@
-/** The OpenAPI 3.1 document, generated from the route table and the zod contract. */
+/**
+ * The OpenAPI 3.1 document, generated from the route table and the zod contract. It declares every status an
+ * operation can answer and no other, with the headers that come with them, because clients and their generators
+ * believe it: test/integration/openapi.test.ts validates live answers against it with a JSON Schema validator.
+ */
 // zod/mini, as in schemas.ts: the full zod would triple the bundle.
 import * as z from 'zod/mini';
 type ZodType<T = unknown> = z.ZodMiniType<T>;
 import { CONTRACT, type RouteContract } from './contract';
-import { ROUTES } from './routes';
+import { MAX_BODY_BYTES } from './limits';
+import { allowedMethods, ROUTES, STAGE_NAME, type Route } from './routes';
 import { ErrorResponse } from './schemas';
 
-const ERRORS: Record<string, string> = {
-  '400': 'invalid parameters',
-  '401': 'API key missing or invalid',
-  '403': 'the plan does not allow the action',
-  '404': 'the inbox or message does not exist (or belongs to another account, or expired)',
-  '429': 'rate limit exceeded (see Retry-After)',
-  '500': 'fault on the service side; the message names a request id',
+type OperationName = keyof typeof CONTRACT;
+type Tag = 'Inboxes' | 'Messages' | 'Domains' | 'Document';
+
+const TAGS: Record<Tag, string> = {
+  Inboxes: 'Disposable inboxes: create one, read its state, delete it (or let it expire).',
+  Messages: 'Mail received by an inbox over SMTP: list, wait for, read, download and delete.',
+  Domains: 'The domains inboxes can be created on.',
+  Document: 'This description of the API.',
 };
 
-const errorRef = { $ref: '#/components/schemas/Error' };
+/** What each operation is for, beyond its one-line summary in the route table. */
+const OPERATIONS: Record<OperationName, { tag: Tag; description: string }> = {
+  createInbox: {
+    tag: 'Inboxes',
+    description:
+      'Creates an inbox and answers 201 with its address. Every field is optional: the first configured domain, a random ' +
+      'username and a ttl of 3600 s are the defaults. An address belongs to one live inbox at a time (409 otherwise) and is ' +
+      'free again once its inbox is deleted or expired. Mail to `name+tag@domain` lands in `name@domain`.',
+  },
+  getInbox: {
+    tag: 'Inboxes',
+    description: "The inbox's address, lifetime and message count. Another account's inbox is 404, never 403; an expired one is 404 `inbox expired: <id>`.",
+  },
+  deleteInbox: {
+    tag: 'Inboxes',
+    description: 'Deletes the inbox, its messages and their attachments at once. A second delete of the same inbox is 404.',
+  },
+  listMessages: {
+    tag: 'Messages',
+    description:
+      'Message summaries, newest first, a page of `limit` at a time; `next_cursor` is present while more remain and is passed ' +
+      "back as `cursor`. `total` is the inbox's whole count.",
+  },
+  waitForMessage: {
+    tag: 'Messages',
+    description:
+      'Long-polls: answers as soon as a message matching `after`, `from` and `subject` is in the inbox, or after `timeout` ' +
+      'seconds with `{"message": null, "timed_out": true}`. Without `after` every message in the inbox qualifies, so the ' +
+      'answer is the oldest matching message already there, or else the first to arrive. To wait for the next message, pass ' +
+      'the id of the last one you have seen as `after`. The inbox is checked every 250 ms.',
+  },
+  getMessage: {
+    tag: 'Messages',
+    description:
+      'One message: text and HTML bodies, attachments with download links valid for 15 minutes, the verification codes and ' +
+      'links found in it, and the SPF, DKIM, DMARC, spam and virus verdicts.',
+  },
+  deleteMessage: { tag: 'Messages', description: "Deletes one message and its attachments; the inbox's count drops by one." },
+  getRawMessage: { tag: 'Messages', description: 'The message exactly as it was received over SMTP (`message/rfc822`).' },
+  listDomains: { tag: 'Domains', description: 'The domains inboxes can be created on; the first is the default of POST /v1/inboxes.' },
+  getOpenApi: { tag: 'Document', description: 'This OpenAPI 3.1 document. Needs no key.' },
+};
+
+const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+const requestIdHeader = (required: boolean) => ({ 'X-Request-Id': { $ref: `#/components/headers/${required ? 'RequestId' : 'GatewayRequestId'}` } });
+const retryAfterHeader = { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } };
+
+/** The error statuses an operation answers, each with when: derived from what the route and its contract can reject. */
+function errorResponses(route: Route, contract: RouteContract): Record<string, unknown> {
+  const error = (description: string, headers: Record<string, unknown> = {}) => ({
+    description,
+    headers: { ...requestIdHeader(false), ...headers },
+    content: errorContent,
+  });
+  const out: Record<string, unknown> = {};
+  if (contract.query || contract.body) {
+    out['400'] = error(`an unknown or invalid query parameter${contract.body ? ', or an invalid body: not a JSON object, an unknown field, a value breaking its rule' : ''}`);
+  }
+  if (route.auth) {
+    out['401'] = error('the X-API-Key header is missing or names no valid key');
+    out['403'] = error(`the key's plan has no API access (free)${route.name === 'createInbox' ? ", or ttl exceeds the plan's maximum" : ''}`);
+  }
+  if (contract.params) out['404'] = error('the inbox or message does not exist, belongs to another account, or the inbox expired (`inbox expired: <id>`)');
+  out['405'] = error(`another method on this path; \`Allow\` lists those it supports (${allowedMethods(route.path).join(', ')})`, {
+    Allow: { $ref: '#/components/headers/Allow' },
+  });
+  if (route.name === 'createInbox') out['409'] = error('the address is held by a live inbox (of any account)');
+  out['413'] = error(
+    `a request body over ${MAX_BODY_BYTES} bytes` +
+      (route.name === 'createInbox' ? '' : ' (the local stack checks every route; on AWS, API Gateway refuses bodies over 10 MB and only POST /v1/inboxes reads one)'),
+  );
+  if (route.auth) out['429'] = error("the key's rate limit is exceeded: retry after `Retry-After` seconds", retryAfterHeader);
+  out['500'] = error('a fault on the service side; the message names a request id');
+  if (route.auth) out['503'] = error('a dependency (DynamoDB, S3) is unavailable, or the request ran out of time: retry after `Retry-After` seconds', retryAfterHeader);
+  return out;
+}
+
+function successContent(route: Route, contract: RouteContract) {
+  if (contract.response === 'redirect') return undefined;
+  if (contract.response !== 'binary') {
+    return { 'application/json': { schema: { $ref: `#/components/schemas/${z.globalRegistry.get(contract.response)?.id}` } } };
+  }
+  return { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'], description: 'this document' } } };
+}
+
+type JsonSchema = Record<string, unknown>;
+
+/** zod's JSON Schema, cleaned: integers without the ±2^53 bounds zod adds, query integers without their string pattern. */
+function toJsonSchema(schema: ZodType | typeof z.globalRegistry, io: 'input' | 'output', uri?: (id: string) => string): JsonSchema {
+  return z.toJSONSchema(schema as ZodType, {
+    io,
+    unrepresentable: 'any',
+    ...(uri ? { uri } : {}),
+    override: ({ jsonSchema }) => {
+      const json = jsonSchema as JsonSchema;
+      if (json.minimum === Number.MIN_SAFE_INTEGER) delete json.minimum;
+      if (json.maximum === Number.MAX_SAFE_INTEGER) delete json.maximum;
+      if (json.type === 'integer') delete json.pattern;
+    },
+  }) as JsonSchema;
+}
 
 function parameters(schema: ZodType | undefined, where: 'path' | 'query') {
   if (!schema) return [];
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown>; required?: string[] };
-  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+  const json = toJsonSchema(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, { description, ...property }]) => ({
     name,
     in: where,
     required: where === 'path' || (json.required ?? []).includes(name),
+    ...(description ? { description } : {}),
     schema: property,
   }));
 }
 
 export function openApiDocument(domains: string[]) {
-  const registry = z.globalRegistry;
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of ROUTES) {
-    const contract: RouteContract = CONTRACT[route.name as keyof typeof CONTRACT];
-    const response =
-      contract.response === 'redirect'
-        ? { headers: { Location: { description: 'a pre-signed URL of the content, valid for minutes', schema: { type: 'string', format: 'uri' } } } }
-        : contract.response === 'binary'
-          ? { content: { 'application/json': { schema: {} } } }
-          : { content: { 'application/json': { schema: { $ref: `#/components/schemas/${registry.get(contract.response)?.id}` } } } };
+    const name = route.name as OperationName;
+    const contract: RouteContract = CONTRACT[name];
     paths[route.path] ??= {};
     paths[route.path][route.method.toLowerCase()] = {
       operationId: route.name,
       summary: route.summary,
+      description: OPERATIONS[name].description,
+      tags: [OPERATIONS[name].tag],
       security: route.auth ? [{ apiKey: [] }] : [],
       parameters: [...parameters(contract.params, 'path'), ...parameters(contract.query, 'query')],
       ...(contract.body
-        ? { requestBody: { required: false, content: { 'application/json': { schema: { $ref: `#/components/schemas/${registry.get(contract.body)?.id}` } } } } }
+        ? { requestBody: { required: false, content: { 'application/json': { schema: { $ref: `#/components/schemas/${z.globalRegistry.get(contract.body)?.id}` } } } } }
         : {}),
       responses: {
-        [String(contract.status)]: { description: contract.response === 'redirect' ? 'redirect to the content' : 'success', ...response },
-        ...Object.fromEntries(Object.entries(ERRORS).map(([code, description]) => [code, { description, content: { 'application/json': { schema: errorRef } } }])),
+        [String(contract.status)]:
+          contract.response === 'redirect'
+            ? { description: 'a redirect to a download link of the content (a pre-signed URL, valid for minutes)', headers: { ...requestIdHeader(true), Location: { required: true, schema: { type: 'string', format: 'uri' } } } }
+            : { description: 'success', headers: requestIdHeader(true), content: successContent(route, contract) },
+        ...errorResponses(route, contract),
       },
     };
   }
-  const components = z.toJSONSchema(registry, { io: 'output', uri: (id) => `#/components/schemas/${id}`, unrepresentable: 'any' }) as {
-    schemas: Record<string, unknown>;
-  };
   void ErrorResponse; // registered through its .meta id
-  for (const schema of Object.values(components.schemas) as Record<string, unknown>[]) {
+  const { schemas } = toJsonSchema(z.globalRegistry, 'output', (id) => `#/components/schemas/${id}`) as { schemas: Record<string, JsonSchema> };
+  for (const schema of Object.values(schemas)) {
     delete schema.$schema;
     delete schema.$id;
   }
+  // The domains are settings, not code: the request schema learns them here.
+  const domain = (schemas.CreateInboxRequest.properties as Record<string, JsonSchema>).domain;
+  domain.enum = domains;
   return {
     openapi: '3.1.0',
-    info: { title: 'TempMail API', version: '1.0.0', description: `Disposable inboxes. Domains: ${domains.join(', ')}` },
-    components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } }, schemas: components.schemas },
+    info: {
+      title: 'TempMail API',
+      version: '1.0.0',
+      description:
+        'Disposable e-mail inboxes for automated tests, CI pipelines and AI agents: create an inbox, send mail to it over ' +
+        `SMTP, read or wait for the messages, delete it or let it expire. Domains: ${domains.join(', ')}. Every error is ` +
+        '`{"error": {"code", "message"}}` with `code` equal to the HTTP status. Send the key in `X-API-Key`.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [
+      { url: 'http://127.0.0.1:3000', description: 'the local stack (`npm start`; PORT sets the port)' },
+      {
+        url: `https://{apiId}.execute-api.{region}.amazonaws.com/${STAGE_NAME}`,
+        description: 'a deployed stack: the ApiUrl output of `cdk deploy`, without its trailing /v1',
+        variables: { apiId: { default: 'your-api-id' }, region: { default: 'us-east-1' } },
+      },
+    ],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    components: {
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      headers: {
+        RequestId: { description: 'identifies the request in the service logs', required: true, schema: { type: 'string' } },
+        GatewayRequestId: {
+          description:
+            'identifies the request in the service logs. Always sent by the local stack; on AWS, answers API Gateway produces itself (401, 403 for a plan without access, 405, 429) carry x-amzn-RequestId instead',
+          schema: { type: 'string' },
+        },
+        RetryAfter: { description: 'seconds to wait before retrying', required: true, schema: { type: 'integer', minimum: 1 } },
+        Allow: { description: 'the methods this path supports, comma-separated', required: true, schema: { type: 'string' } },
+      },
+      schemas,
+    },
     paths,
   };
 }

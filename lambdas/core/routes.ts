@@ -49,6 +49,15 @@ export const AUTHORIZER_HANDLER = 'api/authorizer';
 /** The authorizer reads one key record by its hash. */
 export const AUTHORIZER_ACCESS: readonly Access[] = ['table:get'];
 
+/** Every verb a client could try; those the route table does not define on a path answer 405 with `Allow`. */
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+
+/** The methods the route table defines on a path: the `Allow` of its 405 answers. */
+export const allowedMethods = (path: string): string[] => ROUTES.filter((r) => r.path === path).map((r) => r.method);
+
+/** The API Gateway stage the CDK app deploys: a deployed base URL ends with it. */
+export const STAGE_NAME = 'prod';
+
 export type RouteMatch =
   | { kind: 'route'; route: Route; params: Record<string, string> }
   | { kind: 'method-not-allowed'; allowed: string[] }

@@ -5,7 +5,10 @@
 // zod/mini, the tree-shakable form of zod 4: 19 KB in a bundle instead of 90 KB, which is a tenth of a cold start.
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
-import { MAX_PAGE_SIZE, MAX_WAIT_SECONDS, DEFAULT_WAIT_SECONDS } from './limits';
+import { USERNAME_PATTERN, USERNAME_RULE } from './address';
+import { MESSAGE_ID } from './ids';
+import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS } from './inbox';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_WAIT_SECONDS, DEFAULT_WAIT_SECONDS } from './limits';
 
 // Full zod registers its English messages; zod/mini leaves every check without its own `error` saying "Invalid input".
 z.config(en());
@@ -13,45 +16,80 @@ z.config(en());
 /** Names a schema in the OpenAPI document's components (and describes it). */
 const named = <T extends z.ZodMiniType>(schema: T, id: string, description?: string): T => schema.check(z.meta({ id, ...(description ? { description } : {}) }));
 const described = <T extends z.ZodMiniType>(schema: T, description: string): T => schema.check(z.meta({ description }));
-const int = () => z.int();
+/** Counts and sizes: whole and never negative. */
+const count = () => z.int().check(z.gte(0));
 
-const intString = (name: string, min: number, max: number) => {
+/**
+ * A query parameter holding an integer from min to max. It arrives as a string and is checked as one; the metadata
+ * makes the OpenAPI document show it as the integer it is (openapi.ts drops the string pattern).
+ */
+const queryInteger = (name: string, min: number, max: number, description: string) => {
   const error = `${name} must be an integer from ${min} to ${max}`;
-  return z.pipe(
-    z.string().check(z.regex(/^\d{1,6}$/, { error })),
-    z.pipe(z.transform(Number), z.number().check(z.refine((n) => n >= min && n <= max, { error }))),
-  );
+  return z
+    .pipe(
+      z.string().check(z.regex(/^\d{1,6}$/, { error })),
+      z.pipe(z.transform(Number), z.number().check(z.refine((n) => n >= min && n <= max, { error }))),
+    )
+    .check(z.meta({ type: 'integer', minimum: min, maximum: max, description } as Record<string, unknown>));
 };
 
 export const CreateInboxBody = named(
   z.strictObject({
-    domain: z.optional(z.string({ error: 'domain must be a string' })),
-    username: z.optional(z.string({ error: 'username must be a string' })),
-    ttl: z.optional(z.int({ error: 'ttl must be an integer number of seconds' })),
+    domain: z.optional(
+      described(
+        z.string({ error: 'domain must be a string' }),
+        'one of the configured domains (any case); default the first. GET /v1/domains lists them',
+      ),
+    ),
+    username: z.optional(
+      described(
+        z.string({ error: 'username must be a string' }).check(
+          z.minLength(1, { error: USERNAME_RULE }),
+          z.maxLength(64, { error: USERNAME_RULE }),
+          z.regex(USERNAME_PATTERN, { error: USERNAME_RULE }),
+        ),
+        'the local part of the address, stored lower-case; default 10 random letters and digits. One live inbox per address',
+      ),
+    ),
+    ttl: z.optional(
+      described(
+        z.int({ error: 'ttl must be an integer number of seconds' }).check(
+          z.gte(MIN_TTL_SECONDS, { error: `ttl must be at least ${MIN_TTL_SECONDS} seconds` }),
+        ),
+        `lifetime in seconds, default ${DEFAULT_TTL_SECONDS}; above the plan's maximum (dev 1 day, startup 7 days, enterprise 30 days) is 403`,
+      ),
+    ),
   }),
   'CreateInboxRequest',
 );
 
-export const InboxPath = z.object({ inbox_id: z.string() });
-export const MessagePath = z.object({ inbox_id: z.string(), message_id: z.string() });
+const inboxId = described(z.string(), 'inbox_ and 20 characters, as POST /v1/inboxes returned it; a malformed id is 404');
+const messageId = described(z.string(), 'msg_ and 26 characters, as the messages endpoints returned it; a malformed id is 404');
+export const InboxPath = z.object({ inbox_id: inboxId });
+export const MessagePath = z.object({ inbox_id: inboxId, message_id: messageId });
 export const NoQuery = z.strictObject({});
 
 export const ListMessagesQuery = z.strictObject({
-  limit: z.optional(intString('limit', 1, MAX_PAGE_SIZE)),
-  cursor: z.optional(z.string().check(z.maxLength(200))),
+  limit: z.optional(queryInteger('limit', 1, MAX_PAGE_SIZE, `messages per page, default ${DEFAULT_PAGE_SIZE}`)),
+  cursor: z.optional(described(z.string().check(z.maxLength(200)), 'the next_cursor of the previous page')),
 });
 
 export const WaitQuery = z.strictObject({
-  timeout: z.optional(intString('timeout', 1, MAX_WAIT_SECONDS)),
-  after: z.optional(z.string().check(z.maxLength(40))),
-  from: z.optional(z.string().check(z.maxLength(320))),
-  subject: z.optional(z.string().check(z.maxLength(998))),
+  timeout: z.optional(queryInteger('timeout', 1, MAX_WAIT_SECONDS, `seconds to hold the request, default ${DEFAULT_WAIT_SECONDS}`)),
+  after: z.optional(
+    described(
+      z.string().check(z.regex(MESSAGE_ID, { error: 'after must be a message id (msg_…) as this API returns them' })),
+      'only messages that arrived after this message id. Without it, the oldest matching message already in the inbox qualifies',
+    ),
+  ),
+  from: z.optional(described(z.string().check(z.maxLength(320)), 'case-insensitive substring of the sender, matched against "name <address>"')),
+  subject: z.optional(described(z.string().check(z.maxLength(998)), 'case-insensitive substring of the subject')),
 });
 
 const timestamp = z.iso.datetime();
 
 export const InboxCreated = named(
-  z.object({ id: z.string(), email: z.email(), created_at: timestamp, expires_at: timestamp, ttl: int() }),
+  z.object({ id: z.string(), email: z.email(), created_at: timestamp, expires_at: timestamp, ttl: count() }),
   'InboxCreated',
 );
 
@@ -61,7 +99,7 @@ export const Inbox = named(
     email: z.email(),
     created_at: timestamp,
     expires_at: timestamp,
-    message_count: int(),
+    message_count: count(),
     status: z.literal('active'),
   }),
   'Inbox',
@@ -74,13 +112,13 @@ export const MessageSummary = named(
     from_name: z.nullable(z.string()),
     subject: z.string(),
     received_at: timestamp,
-    size: described(int(), 'bytes of the raw MIME message'),
+    size: described(count(), 'bytes of the raw MIME message'),
   }),
   'MessageSummary',
 );
 
 export const MessageList = named(
-  z.object({ messages: z.array(MessageSummary), total: int(), next_cursor: z.optional(z.string()) }),
+  z.object({ messages: z.array(MessageSummary), total: count(), next_cursor: z.optional(z.string()) }),
   'MessageList',
 );
 
@@ -89,7 +127,7 @@ export const Attachment = named(
     id: z.string(),
     filename: z.nullable(z.string()),
     content_type: z.string(),
-    size: int(),
+    size: count(),
     content_id: z.nullable(z.string()),
     download_url: described(z.url(), 'pre-signed URL, valid for a short time'),
   }),
@@ -108,7 +146,7 @@ export const Message = named(
     text: z.string(),
     html: z.string(),
     received_at: timestamp,
-    size: int(),
+    size: count(),
     attachments: z.array(Attachment),
     codes: described(z.array(z.string()), 'verification codes found in subject and text, most likely first'),
     links: described(z.array(z.string()), 'http(s) links of the HTML and text, in order, de-duplicated'),
@@ -125,4 +163,4 @@ export const WaitResult = named(
 
 export const Deleted = named(z.object({ deleted: z.literal(true) }), 'Deleted');
 export const Domains = named(z.object({ domains: z.array(z.string()) }), 'Domains');
-export const ErrorResponse = named(z.object({ error: z.object({ code: int(), message: z.string() }) }), 'Error');
+export const ErrorResponse = named(z.object({ error: z.object({ code: described(z.int().check(z.gte(400), z.lte(599)), 'the HTTP status'), message: z.string() }) }), 'Error');

@@ -1,6 +1,6 @@
 /** `tempmail-mcp`: the TempMail MCP server on stdio. Configured by TEMPMAIL_API_KEY and TEMPMAIL_API_URL. */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { TempMailClient } from '../../client';
+import { TempMailClient } from 'tempmail-client';
 import { createServer } from './server';
 
 async function main(): Promise<void> {

@@ -1,6 +1,7 @@
 /**
  * The MCP server as it ships (mcp/dist, built with esbuild), started as a subprocess and driven over stdio by the
- * MCP SDK's own client, against the shared local stack, with mail over real SMTP.
+ * MCP SDK's own client, against the shared local stack, with mail over real SMTP. How it gets installed and started
+ * (`npx tempmail-mcp` after `npm ci`) is mcp-install.test.ts.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -49,6 +50,9 @@ describe('tempmail-mcp over stdio', () => {
       expect(byName[name].annotations?.readOnlyHint).toBe(true);
     }
     expect(byName.delete_inbox.annotations?.destructiveHint).toBe(true);
+    expect(byName.delete_inbox.annotations?.idempotentHint).toBe(false); // a second delete is 404
+    for (const tool of tools) expect({ tool: tool.name, additionalProperties: tool.inputSchema.additionalProperties }).toEqual({ tool: tool.name, additionalProperties: false });
+    expect(byName.wait_for_message.description).toMatch(/Without after, every message in the inbox counts/);
     expect(byName.get_message.inputSchema.required).toEqual(['inbox_id', 'message_id']);
     expect((byName.get_message.inputSchema.properties as Record<string, { enum?: string[] }>).format.enum).toEqual(['text', 'html', 'full']);
     expect(byName.wait_for_message.outputSchema?.properties).toHaveProperty('timed_out');
@@ -98,6 +102,23 @@ describe('tempmail-mcp over stdio', () => {
     expect(gone.isError).toBe(true);
     expect(gone.content[0].text).toMatch(/TempMail API error 404: inbox not found/);
   }, 60_000);
+
+  it('rejects unknown arguments, as the REST API rejects unknown fields', async () => {
+    const result = await client.callTool({ name: 'create_inbox', arguments: { ttl: 600, usrname: 'typo' } }).catch((error: Error) => ({ isError: true, content: [{ type: 'text', text: error.message }] }));
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toMatch(/usrname/);
+  });
+
+  it('without after, returns a message already in the inbox at once; with after, only a newer one', async () => {
+    const { id, email } = (await call(client, 'create_inbox', {})).structuredContent;
+    await sendMail(stack.smtpPort, { to: email, subject: 'already here', text: 'x' });
+    const first = await call(client, 'wait_for_message', { inbox_id: id, timeout_seconds: 10 });
+    expect(first.structuredContent.message.subject).toBe('already here');
+    const again = await call(client, 'wait_for_message', { inbox_id: id, timeout_seconds: 10 });
+    expect(again.structuredContent.message.id).toBe(first.structuredContent.message.id);
+    const newer = await call(client, 'wait_for_message', { inbox_id: id, timeout_seconds: 1, after: first.structuredContent.message.id });
+    expect(newer.structuredContent).toMatchObject({ timed_out: true, message: null });
+  }, 30_000);
 
   it('returns a timed-out result (not an error) when nothing arrives, within its bound', async () => {
     const { id } = (await call(client, 'create_inbox', {})).structuredContent;

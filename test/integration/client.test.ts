@@ -1,5 +1,5 @@
 /** The typed client against the shared local stack: every endpoint, and errors as typed exceptions. */
-import { TempMailApiError, TempMailClient, TempMailNetworkError } from '../../client';
+import { TempMailApiError, TempMailClient, TempMailNetworkError } from '../../client/src';
 import { sendMail } from '../support/mail';
 import { sharedStack } from '../support/shared';
 

@@ -26,7 +26,7 @@ const startS3 = () => startS3Local({ host: '127.0.0.1', port: s3Port, directory:
 beforeAll(async () => {
   [dynamoPort, s3Port] = await Promise.all([freePort(), freePort()]);
   [dynamo, s3] = await Promise.all([startDynamo(), startS3()]);
-  stack = await startStack({ dataDir, env: { TEMPMAIL_DYNAMODB_ENDPOINT: dynamo.endpoint, TEMPMAIL_S3_ENDPOINT: s3.endpoint } });
+  stack = await startStack({ dataDir, store: 'dynamodb', env: { TEMPMAIL_DYNAMODB_ENDPOINT: dynamo.endpoint, TEMPMAIL_S3_ENDPOINT: s3.endpoint } });
 }, 90_000);
 afterAll(async () => {
   if (process.env.DEBUG_STACK) console.log(stack.output());
@@ -120,10 +120,10 @@ function descendantPid(parent: number, matches: (argv: string[]) => boolean, dep
   return undefined;
 }
 const s3ServerPid = (stackPid: number) => descendantPid(stackPid, (argv) => argv.some((a) => a.endsWith('s3-server.ts')), 1);
-const javaPid = (stackPid: number) => descendantPid(stackPid, (argv) => argv[0] === 'java' && argv.some((a) => a.endsWith('DynamoDBLocal.jar')));
+const javaPid = (stackPid: number) => descendantPid(stackPid, (argv) => argv[0] === 'java' && argv.some((a) => a.includes('DynamoDBLocal')));
 
 it('the S3 server process killed outright is restarted by the stack, and mail flows again', async () => {
-  const own = await startStack();
+  const own = await startStack({ store: 'dynamodb' });
   try {
     const api = http(own.apiUrl, own.keys.enterprise);
     const inbox = (await api('POST', '/v1/inboxes', {})).body;
@@ -145,7 +145,7 @@ it('the S3 server process killed outright is restarted by the stack, and mail fl
 }, 120_000);
 
 it('DynamoDB Local killed outright is restarted by the stack: the API recovers with its data', async () => {
-  const own = await startStack();
+  const own = await startStack({ store: 'dynamodb' });
   try {
     const api = http(own.apiUrl, own.keys.enterprise);
     const inbox = (await api('POST', '/v1/inboxes', {})).body;

@@ -1,0 +1,226 @@
+/**
+ * `tempmail-client`: a typed client for the TempMail REST API. It has no dependencies and uses only the platform's
+ * fetch, so the MCP server, the tests and anyone's test suite can carry it. It retries what
+ * the API itself says to retry (429, and 503 where that is safe) after the `Retry-After` it names, and its
+ * `waitForMessage` waits as long as the caller likes, over a wait endpoint that holds a request at most 25 s.
+ */
+import type { CreateInboxInput, Deleted, Domains, Inbox, InboxCreated, Message, MessageList, WaitResult } from './types.js';
+
+export type * from './types.js';
+
+/** An answer in the API's error format: `status` is the HTTP status, `message` the API's own words. */
+export class TempMailApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly requestId?: string,
+    /** Seconds, from the answer's Retry-After (429 and 503). */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.name = 'TempMailApiError';
+  }
+
+  /** Equal to the HTTP status, as in the error body. */
+  get code(): number {
+    return this.status;
+  }
+}
+
+/** The API could not be reached at all (connection refused, timeout). */
+export class TempMailNetworkError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TempMailNetworkError';
+  }
+}
+
+export interface RetryOptions {
+  /** Retries after the first try; 0 turns retrying off. Default 3. */
+  attempts?: number;
+  /** The longest wait the client accepts: an answer asking for more is thrown at once. Default 30,000 ms. */
+  maxDelayMs?: number;
+}
+
+export interface ClientOptions {
+  apiKey: string;
+  /** The API's base URL, without /v1. Default http://127.0.0.1:3000, the local stack. */
+  baseUrl?: string;
+  fetch?: typeof fetch;
+  /** Per HTTP request; a wait request gets its own hold time on top. Default 30,000 ms. */
+  timeoutMs?: number;
+  /** Retrying 429 (every method) and 503 (every method but POST, which may have done its work). */
+  retry?: RetryOptions;
+}
+
+export interface WaitOptions {
+  /** Seconds to wait in all, any length: the 25-second endpoint is called again until then. Default 20. */
+  timeout?: number;
+  /** Only messages that arrived after this message id. Without it, the oldest matching message already in the inbox counts. */
+  after?: string;
+  /** Case-insensitive substring of the sender ("name <address>"). */
+  from?: string;
+  /** Case-insensitive substring of the subject. */
+  subject?: string;
+}
+
+/** The longest one wait request may hold, as the API states it. */
+export const MAX_WAIT_SECONDS_PER_REQUEST = 25;
+const DEFAULT_WAIT_SECONDS = 20;
+
+type Query = Record<string, string | number | undefined>;
+interface RequestOptions {
+  body?: unknown;
+  query?: Query;
+  extraTimeoutMs?: number;
+  /** `manual`: a 3xx is handed back, not followed (the raw download must not carry the key to the link). */
+  redirect?: 'follow' | 'manual';
+}
+
+const enc = encodeURIComponent;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class TempMailClient {
+  private readonly apiKey: string;
+  private readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly timeoutMs: number;
+  private readonly retryAttempts: number;
+  private readonly maxRetryDelayMs: number;
+
+  constructor(options: ClientOptions) {
+    if (!options?.apiKey) throw new TypeError('TempMailClient needs an apiKey');
+    this.apiKey = options.apiKey;
+    this.baseUrl = (options.baseUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
+    this.fetchImpl = options.fetch ?? globalThis.fetch;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.retryAttempts = options.retry?.attempts ?? 3;
+    this.maxRetryDelayMs = options.retry?.maxDelayMs ?? 30_000;
+  }
+
+  createInbox(input: CreateInboxInput = {}): Promise<InboxCreated> {
+    return this.json('POST', '/v1/inboxes', { body: input });
+  }
+
+  getInbox(inboxId: string): Promise<Inbox> {
+    return this.json('GET', `/v1/inboxes/${enc(inboxId)}`);
+  }
+
+  deleteInbox(inboxId: string): Promise<Deleted> {
+    return this.json('DELETE', `/v1/inboxes/${enc(inboxId)}`);
+  }
+
+  /** Summaries, newest first; pass `next_cursor` back as `cursor` for the next page. */
+  listMessages(inboxId: string, query: { limit?: number; cursor?: string } = {}): Promise<MessageList> {
+    return this.json('GET', `/v1/inboxes/${enc(inboxId)}/messages`, { query });
+  }
+
+  getMessage(inboxId: string, messageId: string): Promise<Message> {
+    return this.json('GET', `/v1/inboxes/${enc(inboxId)}/messages/${enc(messageId)}`);
+  }
+
+  /** The message as received over SMTP (message/rfc822). */
+  /** The API answers with a redirect to a download link (a pre-signed URL); it is followed here without the API key. */
+  async getRawMessage(inboxId: string, messageId: string): Promise<Uint8Array> {
+    const res = await this.request('GET', `/v1/inboxes/${enc(inboxId)}/messages/${enc(messageId)}/raw`, { redirect: 'manual' });
+    const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
+    if (!location) return new Uint8Array(await res.arrayBuffer());
+    let download: Response;
+    try {
+      download = await this.fetchImpl(new URL(location, this.baseUrl), { signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch (error) {
+      throw new TempMailNetworkError(`cannot download the raw message: ${(error as Error).message}`, { cause: error });
+    }
+    if (!download.ok) throw new TempMailApiError(download.status, `raw message download failed: HTTP ${download.status}`);
+    return new Uint8Array(await download.arrayBuffer());
+  }
+
+  deleteMessage(inboxId: string, messageId: string): Promise<Deleted> {
+    return this.json('DELETE', `/v1/inboxes/${enc(inboxId)}/messages/${enc(messageId)}`);
+  }
+
+  /**
+   * Waits up to `timeout` seconds for a message matching `after`, `from` and `subject`, calling the wait endpoint
+   * (at most 25 s a call) as often as it takes. Resolves `{message, timed_out: false}`, or `{message: null,
+   * timed_out: true}` when the time is up. Without `after`, a matching message already in the inbox (the oldest)
+   * is the answer at once: pass the last id you have seen to wait for a new one.
+   */
+  async waitForMessage(inboxId: string, options: WaitOptions = {}): Promise<WaitResult> {
+    const { timeout = DEFAULT_WAIT_SECONDS, ...filters } = options;
+    const deadline = Date.now() + timeout * 1000;
+    for (;;) {
+      const left = Math.ceil((deadline - Date.now()) / 1000);
+      if (left < 1) return { message: null, timed_out: true };
+      const hold = Math.min(MAX_WAIT_SECONDS_PER_REQUEST, left);
+      const result = await this.json<WaitResult>('GET', `/v1/inboxes/${enc(inboxId)}/messages/wait`, {
+        query: { timeout: hold, ...filters },
+        extraTimeoutMs: hold * 1000,
+      });
+      if (result.message) return result;
+    }
+  }
+
+  listDomains(): Promise<Domains> {
+    return this.json('GET', '/v1/domains');
+  }
+
+  /** The API's OpenAPI 3.1 document. */
+  openApi(): Promise<Record<string, unknown>> {
+    return this.json('GET', '/v1/openapi.json');
+  }
+
+  private async json<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const res = await this.request(method, path, options);
+    return (await res.json()) as T;
+  }
+
+  private async request(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+    for (let retries = 0; ; retries++) {
+      try {
+        return await this.once(method, path, options);
+      } catch (error) {
+        const delayMs = this.retryDelayMs(error, method, retries);
+        if (delayMs === undefined) throw error;
+        await sleep(delayMs);
+      }
+    }
+  }
+
+  /** How long to wait before retrying, or undefined when the error is final. */
+  private retryDelayMs(error: unknown, method: string, retries: number): number | undefined {
+    if (!(error instanceof TempMailApiError) || retries >= this.retryAttempts) return undefined;
+    const retryable = error.status === 429 || (error.status === 503 && method !== 'POST');
+    if (!retryable) return undefined;
+    const delayMs = error.retryAfter !== undefined ? error.retryAfter * 1000 : 1000 * 2 ** retries;
+    return delayMs <= this.maxRetryDelayMs ? delayMs : undefined;
+  }
+
+  private async once(method: string, path: string, options: RequestOptions): Promise<Response> {
+    const url = new URL(`${this.baseUrl}${path}`);
+    for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    let res: Response;
+    try {
+      res = await this.fetchImpl(url, {
+        method,
+        headers: { 'X-API-Key': this.apiKey, ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        signal: AbortSignal.timeout(this.timeoutMs + (options.extraTimeoutMs ?? 0)),
+        redirect: options.redirect ?? 'follow',
+      });
+    } catch (error) {
+      throw new TempMailNetworkError(`cannot reach the TempMail API at ${this.baseUrl}: ${(error as Error).message}`, { cause: error });
+    }
+    if (res.ok || (options.redirect === 'manual' && res.status >= 300 && res.status < 400)) return res;
+    const requestId = res.headers.get('x-request-id') ?? undefined;
+    const retryAfterHeader = res.headers.get('retry-after');
+    const retryAfter = retryAfterHeader && /^\d+$/.test(retryAfterHeader) ? Number(retryAfterHeader) : undefined;
+    let message = `HTTP ${res.status}`;
+    try {
+      const body = (await res.json()) as { error?: { message?: string } };
+      if (body.error?.message) message = body.error.message;
+    } catch {
+      // not the error format: keep the status line
+    }
+    throw new TempMailApiError(res.status, message, requestId, retryAfter);
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * The client package writes the API's shapes out by hand so that it stands alone. Here the type checker proves each
+ * equal to what the server's zod schemas produce (`npm run typecheck` fails otherwise); the test itself only runs
+ * the proof's values.
+ */
+import type { z } from 'zod';
+import type * as client from '../../client/src';
+import type * as schemas from '../../lambdas/core/schemas';
+
+/** true only when A and B are the same type. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+const proofs: Record<string, true> = {
+  InboxCreated: true satisfies Same<client.InboxCreated, z.infer<typeof schemas.InboxCreated>>,
+  Inbox: true satisfies Same<client.Inbox, z.infer<typeof schemas.Inbox>>,
+  MessageSummary: true satisfies Same<client.MessageSummary, z.infer<typeof schemas.MessageSummary>>,
+  MessageList: true satisfies Same<client.MessageList, z.infer<typeof schemas.MessageList>>,
+  Attachment: true satisfies Same<client.Attachment, z.infer<typeof schemas.Attachment>>,
+  Message: true satisfies Same<client.Message, z.infer<typeof schemas.Message>>,
+  WaitResult: true satisfies Same<client.WaitResult, z.infer<typeof schemas.WaitResult>>,
+  Deleted: true satisfies Same<client.Deleted, z.infer<typeof schemas.Deleted>>,
+  Domains: true satisfies Same<client.Domains, z.infer<typeof schemas.Domains>>,
+  CreateInboxInput: true satisfies Same<client.CreateInboxInput, z.input<typeof schemas.CreateInboxBody>>,
+};
+
+it('client types equal the server schemas', () => {
+  expect(Object.values(proofs).every(Boolean)).toBe(true);
+});
