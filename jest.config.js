@@ -17,7 +17,7 @@ const withStack = (kind) => ({
   ...base,
   displayName: kind,
   setupFiles: [`<rootDir>/test/support/kinds/${kind}.ts`],
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalSetup: `<rootDir>/test/support/kinds/${kind}-setup.ts`,
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
 });
 

@@ -26,8 +26,11 @@ export interface MailServerOptions {
   log: (line: string) => void;
 }
 
-/** Connections one client address may hold; the server as a whole takes MAX_CLIENTS. */
-export const MAX_CONNECTIONS_PER_CLIENT = 50;
+/**
+ * Connections one client address may hold (a test suite sending in parallel needs a few hundred); the server as a
+ * whole takes MAX_CLIENTS, so one client can never hold them all.
+ */
+export const MAX_CONNECTIONS_PER_CLIENT = 250;
 const MAX_CLIENTS = 1_000;
 
 class SmtpReply extends Error {
@@ -60,7 +63,7 @@ export class LocalMailServer {
   /** Mail this process accepted: resume() leaves these to accept(), which scheduled them already. */
   private readonly acceptedHere = new Set<string>();
   private readonly perClient = new Map<string, number>();
-  /** session id → when it last started or finished a mail (or connected). */
+  /** session id → when it last made progress with a mail: connected, MAIL, RCPT, a chunk of DATA, its end. */
   private readonly lastMail = new Map<string, number>();
   private readonly reservations = new QuotaReservations();
   private idleTimer?: NodeJS.Timeout;
@@ -101,6 +104,7 @@ export class LocalMailServer {
         callback();
       },
       onRcptTo: (address, session, callback) => {
+        this.lastMail.set(session.id, Date.now());
         this.checkRecipient(address, session).then(
           () => callback(),
           (error: Error) => callback(asSmtpError(error)),
@@ -161,6 +165,7 @@ export class LocalMailServer {
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of stream) {
+      this.lastMail.set(session.id, Date.now());
       size += (chunk as Buffer).length;
       if (size <= MAX_MESSAGE_BYTES) chunks.push(chunk as Buffer);
     }

@@ -36,13 +36,14 @@ it('downloads a 6 MB raw mail through a redirect to a pre-signed URL', async () 
   expect(res.status).toBe(302);
   expect(res.headers.get('cache-control')).toBe('no-store');
   const location = res.headers.get('location')!;
-  expect(location).toMatch(/X-Amz-Signature=/);
+  // S3's pre-signed URL on the stand-ins, the gateway's signed link on the embedded store.
+  expect(location).toMatch(stack.store === 'dynamodb' ? /X-Amz-Signature=/ : /\/_downloads\/.*[?&]signature=/);
 
   // The pre-signed URL needs no key.
   const download = await fetch(location);
   expect(download.status).toBe(200);
   expect(download.headers.get('content-type')).toBe('message/rfc822');
-  expect(download.headers.get('content-disposition')).toBe(`attachment; filename="${listed.id}.eml"`);
+  expect(download.headers.get('content-disposition')).toMatch(new RegExp(`^attachment; filename="${listed.id}.eml"`));
   expect(download.headers.get('cache-control')).toBe('no-store');
   const bytes = Buffer.from(await download.arrayBuffer());
   // nodemailer's transport ends the data with CRLF before the dot; the stored mail is what the server received.

@@ -1,12 +1,12 @@
-import type { Config } from 'jest';
 import type { StoreKind } from '../../lambdas/config/app-config';
 import { stackVariable, type SharedStack } from './shared';
 import { startStack, type StackHandle } from './stack';
 
-/** Starts the shared local stack of a jest project (its displayName is the store kind) once for the whole run. */
-export default async function globalSetup(_global: Config, project: { displayName?: { name: string } | string }): Promise<void> {
-  const name = typeof project.displayName === 'string' ? project.displayName : project.displayName?.name;
-  const kind: StoreKind = name === 'dynamodb' ? 'dynamodb' : 'embedded';
+/**
+ * Starts the shared local stack of a jest project once for the whole run. Each project names its own module
+ * (kinds/<kind>-setup.ts): jest runs one global setup module once however many projects name it.
+ */
+export async function startSharedStack(kind: StoreKind): Promise<void> {
   const stack = await startStack({ store: kind });
   const stacks = ((globalThis as { __TEMPMAIL_STACKS__?: StackHandle[] }).__TEMPMAIL_STACKS__ ??= []);
   stacks.push(stack);

@@ -1,0 +1,264 @@
+/**
+ * The storage ports' contract, one suite for every adapter set: the embedded store (SQLite) and the AWS adapters
+ * (DynamoDB Local + the S3 server). What the use cases rely on is stated here once, so the two cannot drift.
+ */
+import { messageIdFrom, newInboxId } from '../../lambdas/core/ids';
+import { lifetime } from '../../lambdas/core/inbox';
+import type { InboxRecord, MessageRecord } from '../../lambdas/core/model';
+import { DISABLED_VERDICTS } from '../../lambdas/core/model';
+import { blobKeys, type Stores } from '../../lambdas/core/ports';
+import type { AppContext } from '../../lambdas/usecases/context';
+import { sweepExpired } from '../../lambdas/usecases/inboxes';
+import { issueKey, revokeKey } from '../../lambdas/usecases/keys';
+
+export interface Opened {
+  ctx: AppContext;
+  close(): Promise<void>;
+}
+
+const DAY = '2026-11-23';
+let counter = 0;
+const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}`;
+
+function inboxRecord(overrides: Partial<InboxRecord> = {}): InboxRecord {
+  return {
+    id: newInboxId(),
+    email: `${unique('c')}@tempmail.local`,
+    account_id: unique('acct_'),
+    plan: 'enterprise',
+    ttl: 3600,
+    message_count: 0,
+    ...lifetime(Date.now(), 3600),
+    ...overrides,
+  };
+}
+
+function message(inbox: InboxRecord, n: number, extra: Partial<MessageRecord> = {}): MessageRecord {
+  const id = messageIdFrom(`${inbox.id}-${n}`, Date.UTC(2026, 10, 23, 12, 0, 0, n));
+  return {
+    id,
+    inbox_id: inbox.id,
+    from: `sender${n}@example.com`,
+    from_name: null,
+    to: inbox.email,
+    subject: `message ${n}`,
+    received_at: new Date(Date.UTC(2026, 10, 23, 12, 0, 0, n)).toISOString(),
+    size: 100 + n,
+    text: `body ${n}`,
+    html: '',
+    attachments: [],
+    codes: [],
+    links: [],
+    auth: DISABLED_VERDICTS,
+    raw_key: blobKeys.raw(inbox.id, id),
+    ...extra,
+  };
+}
+
+export function storeContract(name: string, open: () => Promise<Opened>): void {
+  describe(`the storage ports on ${name}`, () => {
+    let opened: Opened;
+    let stores: Stores;
+    beforeAll(async () => {
+      opened = await open();
+      stores = opened.ctx.stores;
+    }, 120_000);
+    afterAll(() => opened?.close());
+
+    describe('inboxes and address claims', () => {
+      it('creates an inbox and its claim, reads both back', async () => {
+        const inbox = inboxRecord();
+        expect(await stores.inboxes.createInbox(inbox)).toBe(true);
+        expect(await stores.inboxes.getInbox(inbox.id)).toEqual(inbox);
+        expect(await stores.inboxes.inboxForAddress(inbox.email)).toEqual({
+          id: inbox.id,
+          email: inbox.email,
+          account_id: inbox.account_id,
+          plan: inbox.plan,
+          expires_at_epoch: inbox.expires_at_epoch,
+        });
+        expect(await stores.inboxes.getInbox(newInboxId())).toBeNull();
+        expect(await stores.inboxes.inboxForAddress(`${unique('none')}@tempmail.local`)).toBeNull();
+      });
+
+      it('lets exactly one of many concurrent creates for one address win', async () => {
+        const email = `${unique('race')}@tempmail.local`;
+        const results = await Promise.all(Array.from({ length: 25 }, () => stores.inboxes.createInbox(inboxRecord({ email }))));
+        expect(results.filter(Boolean)).toHaveLength(1);
+        const claim = await stores.inboxes.inboxForAddress(email);
+        expect(await stores.inboxes.getInbox(claim!.id)).not.toBeNull();
+      });
+
+      it('frees an address once its inbox has expired, and a newer inbox keeps its claim when the old one is deleted', async () => {
+        const email = `${unique('reuse')}@tempmail.local`;
+        const old = inboxRecord({ email, ...lifetime(Date.now() - 7_200_000, 3600) });
+        expect(await stores.inboxes.createInbox(old)).toBe(true);
+        const newer = inboxRecord({ email });
+        expect(await stores.inboxes.createInbox(newer)).toBe(true);
+        expect((await stores.inboxes.inboxForAddress(email))!.id).toBe(newer.id);
+        await stores.inboxes.deleteInbox(old);
+        expect((await stores.inboxes.inboxForAddress(email))!.id).toBe(newer.id);
+        expect(await stores.inboxes.getInbox(old.id)).toBeNull();
+      });
+
+      it('lists inboxes expired by a time, and the sweep removes them with their objects', async () => {
+        const expired = inboxRecord({ ...lifetime(Date.now() - 3 * 3_600_000, 3600) });
+        const live = inboxRecord();
+        await stores.inboxes.createInbox(expired);
+        await stores.inboxes.createInbox(live);
+        await stores.blobs.put(blobKeys.raw(expired.id, 'msg_x'), 'raw', 'message/rfc822');
+        const due = await stores.inboxes.inboxesExpiredBy(Math.floor(Date.now() / 1000) - 3600);
+        expect(due.map((i) => i.id)).toContain(expired.id);
+        expect(due.map((i) => i.id)).not.toContain(live.id);
+        await sweepExpired(opened.ctx);
+        expect(await stores.inboxes.getInbox(expired.id)).toBeNull();
+        expect(await stores.inboxes.inboxForAddress(expired.email)).toBeNull();
+        expect(await stores.blobs.list(blobKeys.inbox(expired.id))).toEqual([]);
+        expect(await stores.inboxes.getInbox(live.id)).not.toBeNull();
+      });
+    });
+
+    describe('messages', () => {
+      it('stores a message once: a second put of the same id is a duplicate, and counts move once', async () => {
+        const inbox = inboxRecord();
+        await stores.inboxes.createInbox(inbox);
+        const m = message(inbox, 1);
+        expect(await stores.inboxes.putMessage(m, inbox, DAY, 1000)).toBe('stored');
+        expect(await stores.inboxes.putMessage(m, inbox, DAY, 1000)).toBe('duplicate');
+        expect(await stores.inboxes.getMessage(inbox.id, m.id)).toEqual(m);
+        expect((await stores.inboxes.getInbox(inbox.id))!.message_count).toBe(1);
+        expect(await stores.inboxes.usage(inbox.account_id, DAY)).toBe(1);
+      });
+
+      it("answers 'gone' for an inbox that vanished or expired, and stores nothing", async () => {
+        const missing = inboxRecord();
+        expect(await stores.inboxes.putMessage(message(missing, 1), missing, DAY, 1000)).toBe('gone');
+        const expired = inboxRecord({ ...lifetime(Date.now() - 7_200_000, 3600) });
+        await stores.inboxes.createInbox(expired);
+        expect(await stores.inboxes.putMessage(message(expired, 1), expired, DAY, 1000)).toBe('gone');
+        expect((await stores.inboxes.listMessages(expired.id, 10)).items).toEqual([]);
+      });
+
+      it('holds the daily limit exactly under concurrent puts for one account', async () => {
+        const account = unique('acct_');
+        const inboxes = [inboxRecord({ account_id: account }), inboxRecord({ account_id: account })];
+        for (const inbox of inboxes) await stores.inboxes.createInbox(inbox);
+        const results = await Promise.all(Array.from({ length: 30 }, (_, i) => stores.inboxes.putMessage(message(inboxes[i % 2], i), inboxes[i % 2], DAY, 12)));
+        expect(results.filter((r) => r === 'stored')).toHaveLength(12);
+        expect(results.filter((r) => r === 'quota')).toHaveLength(18);
+        expect(await stores.inboxes.usage(account, DAY)).toBe(12);
+        const counts = await Promise.all(inboxes.map(async (i) => (await stores.inboxes.getInbox(i.id))!.message_count));
+        expect(counts[0] + counts[1]).toBe(12);
+        expect(await stores.inboxes.usage(account, '2026-11-24')).toBe(0);
+      });
+
+      it('pages newest first across pages, every message exactly once, and summaries only', async () => {
+        const inbox = inboxRecord();
+        await stores.inboxes.createInbox(inbox);
+        const all = Array.from({ length: 23 }, (_, i) => message(inbox, i));
+        await Promise.all(all.map((m) => stores.inboxes.putMessage(m, inbox, DAY, 1e9)));
+        const seen: string[] = [];
+        let after: string | undefined;
+        let pages = 0;
+        do {
+          const page = await stores.inboxes.listMessages(inbox.id, 5, after);
+          for (const item of page.items) expect(Object.keys(item).sort()).toEqual(['from', 'from_name', 'id', 'received_at', 'size', 'subject']);
+          seen.push(...page.items.map((m) => m.id));
+          after = page.last;
+          pages++;
+        } while (after);
+        expect(seen).toEqual(all.map((m) => m.id).sort().reverse());
+        expect(pages).toBeGreaterThanOrEqual(5);
+        // messagesSince: oldest first, newer than `after`, paged the same way.
+        const since: string[] = [];
+        let from: string | undefined = all[9].id;
+        do {
+          const page = await stores.inboxes.messagesSince(inbox.id, from, 4);
+          since.push(...page.items.map((m) => m.id));
+          from = page.last;
+        } while (from);
+        expect(since).toEqual(all.map((m) => m.id).sort().slice(10));
+      });
+
+      it('deletes one message (the count drops) and then the inbox with everything in it', async () => {
+        const inbox = inboxRecord();
+        await stores.inboxes.createInbox(inbox);
+        const [a, b] = [message(inbox, 1), message(inbox, 2)];
+        await stores.inboxes.putMessage(a, inbox, DAY, 1e9);
+        await stores.inboxes.putMessage(b, inbox, DAY, 1e9);
+        expect(await stores.inboxes.deleteMessage(inbox.id, a.id)).toBe(true);
+        expect(await stores.inboxes.deleteMessage(inbox.id, a.id)).toBe(false);
+        expect((await stores.inboxes.getInbox(inbox.id))!.message_count).toBe(1);
+        expect(await stores.inboxes.getMessage(inbox.id, a.id)).toBeNull();
+        await stores.inboxes.deleteInbox((await stores.inboxes.getInbox(inbox.id))!);
+        expect(await stores.inboxes.getInbox(inbox.id)).toBeNull();
+        expect(await stores.inboxes.getMessage(inbox.id, b.id)).toBeNull();
+        expect((await stores.inboxes.listMessages(inbox.id, 10)).items).toEqual([]);
+        expect(await stores.inboxes.inboxForAddress(inbox.email)).toBeNull();
+      });
+    });
+
+    describe('keys', () => {
+      it('issues, reads, lists and revokes keys by hash, never storing a key', async () => {
+        const issued = await issueKey(opened.ctx, 'dev');
+        const record = await stores.keys.getKey(issued.record.key_hash);
+        expect(record).toEqual(issued.record);
+        expect(JSON.stringify(await stores.keys.listKeys())).not.toContain(issued.key);
+        expect((await stores.keys.listKeys()).map((k) => k.key_hash)).toContain(issued.record.key_hash);
+        const revoked = await revokeKey(opened.ctx, issued.key);
+        expect(revoked!.revoked_at).toEqual(expect.any(String));
+        // Revoking again keeps the first time.
+        expect((await revokeKey(opened.ctx, issued.record.key_hash))!.revoked_at).toBe(revoked!.revoked_at);
+        expect(await stores.keys.revokeKey('0'.repeat(64), new Date().toISOString())).toBeNull();
+        await expect(stores.keys.putKey(issued.record)).rejects.toThrow();
+      });
+    });
+
+    describe('blobs', () => {
+      it('puts, reads, heads (with metadata), copies, lists by prefix and deletes', async () => {
+        const prefix = `contract/${unique('b')}/`;
+        const bytes = Buffer.from([0, 1, 2, 255, 254, 10, 13]);
+        await stores.blobs.put(`${prefix}a`, bytes, 'application/octet-stream', { 'tempmail-envelope': 'abc' });
+        await stores.blobs.put(`${prefix}b`, 'text', 'text/plain');
+        expect(await stores.blobs.get(`${prefix}a`)).toEqual(bytes);
+        expect(await stores.blobs.head(`${prefix}a`)).toEqual({ 'tempmail-envelope': 'abc' });
+        expect(await stores.blobs.head(`${prefix}missing`)).toBeNull();
+        expect(await stores.blobs.get(`${prefix}missing`)).toBeNull();
+        await stores.blobs.copy(`${prefix}a`, `${prefix}c/copy`);
+        expect(await stores.blobs.get(`${prefix}c/copy`)).toEqual(bytes);
+        expect(await stores.blobs.list(prefix)).toEqual([`${prefix}a`, `${prefix}b`, `${prefix}c/copy`]);
+        await stores.blobs.delete(`${prefix}b`);
+        await stores.blobs.delete(`${prefix}b`); // deleting what is gone is fine
+        expect(await stores.blobs.deletePrefix(`${prefix}c/`)).toBe(1);
+        expect(await stores.blobs.list(prefix)).toEqual([`${prefix}a`]);
+        expect(await stores.blobs.deletePrefix(prefix)).toBe(1);
+        expect(await stores.blobs.list(prefix)).toEqual([]);
+      });
+
+      it('makes download links that serve the object with the headers they name', async () => {
+        const key = `contract/${unique('d')}/att_1`;
+        await stores.blobs.put(key, '<svg onload="alert(1)"/>', 'image/svg+xml');
+        const headers = { contentType: 'application/octet-stream', contentDisposition: 'attachment; filename="x.svg"' };
+        const url = new URL(await stores.blobs.presignGet(key, 60, headers));
+        if (stores.downloads) {
+          // The embedded store signs its own links (the local gateway serves them: test/integration/downloads).
+          const opened = await stores.downloads.open(url.pathname, url.searchParams, Date.now());
+          expect(opened).not.toBe('forbidden');
+          const { body, headers: served } = opened as Exclude<typeof opened, 'forbidden' | null>;
+          expect(served).toEqual(headers);
+          expect(body.toString()).toBe('<svg onload="alert(1)"/>');
+          const edited = new URL(url);
+          edited.searchParams.set('disposition', 'inline');
+          expect(await stores.downloads.open(edited.pathname, edited.searchParams, Date.now())).toBe('forbidden');
+          expect(await stores.downloads.open(url.pathname, url.searchParams, Date.now() + 61_000)).toBe('forbidden');
+        } else {
+          const res = await fetch(url);
+          expect(res.status).toBe(200);
+          expect(res.headers.get('content-type')).toBe(headers.contentType);
+          expect(res.headers.get('content-disposition')).toBe(headers.contentDisposition);
+          expect(await res.text()).toBe('<svg onload="alert(1)"/>');
+        }
+      });
+    });
+  });
+}

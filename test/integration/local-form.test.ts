@@ -1,0 +1,131 @@
+/**
+ * The local form as a user runs it: `npm start`'s stack on the embedded store needs no Java and listens on nothing
+ * but the API and SMTP ports of TEMPMAIL_HOST; in the dynamodb form the stand-ins listen on loopback only; a data
+ * folder of one kind is never opened as the other; a port in use is a clear start-up error.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { http } from '../support/http';
+import { eventually, sendMail } from '../support/mail';
+import { startStack, type StackHandle } from '../support/stack';
+
+interface Listener {
+  address: string;
+  port: number;
+}
+
+/** Every process in the tree under `pid` (the stack and any child it started). */
+function processTree(pid: number): number[] {
+  const children = (p: number): number[] => {
+    try {
+      return fs
+        .readFileSync(`/proc/${p}/task/${p}/children`, 'utf8')
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number);
+    } catch {
+      return [];
+    }
+  };
+  const all = [pid];
+  for (let i = 0; i < all.length; i++) all.push(...children(all[i]));
+  return all;
+}
+
+/** Listening TCP sockets of these processes, from /proc/net/tcp{,6} and each process's open file descriptors. */
+function listeners(pids: number[]): Listener[] {
+  const inodes = new Set<string>();
+  for (const pid of pids) {
+    for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+        const match = /^socket:\[(\d+)\]$/.exec(target);
+        if (match) inodes.add(match[1]);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  const found: Listener[] = [];
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of fs.readFileSync(file, 'utf8').trim().split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      const [local, state, inode] = [fields[1], fields[3], fields[9]];
+      if (state !== '0A' || !inodes.has(inode)) continue; // 0A: LISTEN
+      const [hexAddress, hexPort] = local.split(':');
+      found.push({ address: decodeAddress(hexAddress), port: parseInt(hexPort, 16) });
+    }
+  }
+  return found.sort((a, b) => a.port - b.port);
+}
+
+function decodeAddress(hex: string): string {
+  if (hex.length === 8) return [0, 1, 2, 3].map((i) => parseInt(hex.slice(6 - 2 * i, 8 - 2 * i), 16)).join('.');
+  if (hex === '0'.repeat(32)) return '::';
+  if (hex === '0000000000000000FFFF0000' + hex.slice(24)) return `::ffff:${decodeAddress(hex.slice(24))}`;
+  return hex;
+}
+
+describe('the embedded form (npm start)', () => {
+  let stack: StackHandle;
+  // A PATH without java (node is started by its absolute path): the embedded form must not need it.
+  const bare = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-nojava-'));
+
+  beforeAll(async () => {
+    expect(spawnSync('sh', ['-c', 'command -v java'], { env: { PATH: bare } }).status).not.toBe(0);
+    stack = await startStack({ store: 'embedded', env: { PATH: bare } });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    fs.rmSync(bare, { recursive: true, force: true });
+  });
+
+  it('runs create → SMTP → read → delete with no java on PATH', async () => {
+    const api = http(stack.apiUrl, stack.keys.dev);
+    const inbox = (await api('POST', '/v1/inboxes', {})).body;
+    await sendMail(stack.smtpPort, { to: inbox.email, subject: 'no java here', text: 'code 551234' });
+    const listed = await eventually(async () => {
+      const reply = await api('GET', `/v1/inboxes/${inbox.id}/messages`);
+      return reply.body.messages?.length === 1 ? reply.body : null;
+    }, 10_000, 'the message');
+    const full = (await api('GET', `/v1/inboxes/${inbox.id}/messages/${listed.messages[0].id}`)).body;
+    expect(full.subject).toBe('no java here');
+    expect(full.codes).toEqual(['551234']);
+    expect((await api('DELETE', `/v1/inboxes/${inbox.id}`)).body).toEqual({ deleted: true });
+    expect((await api('GET', `/v1/inboxes/${inbox.id}`)).status).toBe(404);
+    expect(processTree(stack.pid())).toHaveLength(1); // one process: no stand-in started
+  });
+
+  it('listens on the API and SMTP ports of the configured host, and nothing else', () => {
+    const apiPort = Number(new URL(stack.apiUrl).port);
+    expect(listeners(processTree(stack.pid()))).toEqual(
+      [
+        { address: '127.0.0.1', port: apiPort },
+        { address: '127.0.0.1', port: stack.smtpPort },
+      ].sort((a, b) => a.port - b.port),
+    );
+  });
+
+  it('refuses to start on a port already in use, saying so', async () => {
+    const port = new URL(stack.apiUrl).port;
+    await expect(startStack({ store: 'embedded', env: { PORT: port } })).rejects.toThrow(`API port ${port} is already in use`);
+  });
+});
+
+describe('the dynamodb form', () => {
+  it('keeps DynamoDB Local and the S3 server on loopback, and will not open the data folder as embedded', async () => {
+    const stack = await startStack({ store: 'dynamodb' });
+    try {
+      const found = listeners(processTree(stack.pid()));
+      const ports = [new URL(stack.apiUrl).port, stack.smtpPort, new URL(stack.dynamoEndpoint!).port, new URL(stack.s3Endpoint!).port].map(Number);
+      expect(found.map((l) => l.port).sort()).toEqual(ports.sort());
+      for (const listener of found) expect(listener.address).toBe('127.0.0.1');
+    } finally {
+      await stack.stop();
+    }
+    await expect(startStack({ store: 'embedded', dataDir: stack.dataDir })).rejects.toThrow(/holds a dynamodb store, not embedded/);
+  }, 120_000);
+});

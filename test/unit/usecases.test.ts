@@ -1,0 +1,110 @@
+/**
+ * The use cases on the embedded store, in this process: the fast tier (`npm run test:unit`, no stack, no Java).
+ * Receiving runs through the same use cases the SMTP stand-in calls: admission, the inbound queue, ingest.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { appConfig } from '../../lambdas/config/app-config';
+import type { Caller } from '../../lambdas/core/model';
+import { blobKeys } from '../../lambdas/core/ports';
+import { appContext, type AppContext } from '../../lambdas/usecases/context';
+import { acceptInbound, finishInbound, ingestInbound, newMailId, pendingInbound, type Envelope } from '../../lambdas/usecases/inbound';
+import { createInbox, deleteInbox, ownedInbox, sweepExpired } from '../../lambdas/usecases/inboxes';
+import { admitMail, admitRecipient, QuotaReservations } from '../../lambdas/usecases/ingest';
+import { getMessage, listMessages } from '../../lambdas/usecases/messages';
+
+let ctx: AppContext;
+let dataDir: string;
+let clock = Date.now();
+const owner: Caller = { account_id: 'acct_owner', plan: 'enterprise' };
+const stranger: Caller = { account_id: 'acct_stranger', plan: 'enterprise' };
+
+beforeAll(() => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-usecases-'));
+  const config = appConfig({ store: { kind: 'embedded', dataDir, publicUrl: 'http://127.0.0.1:9' }, planOverrides: JSON.stringify({ dev: { emails_per_day: 3 } }) });
+  ctx = appContext(config, () => clock);
+});
+afterAll(async () => {
+  await ctx.stores.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+const envelope = (recipients: string[]): Envelope => ({ mailId: newMailId(clock), recipients, envelopeFrom: 'sender@example.com', receivedAt: new Date(clock).toISOString() });
+
+async function receive(recipients: string[], raw: string) {
+  const mail = envelope(recipients);
+  await acceptInbound(ctx, mail, Buffer.from(raw));
+  const outcomes = await ingestInbound(ctx, mail);
+  await finishInbound(ctx, mail);
+  return outcomes;
+}
+
+it('creates, reads and deletes an inbox, hiding it from other accounts', async () => {
+  const inbox = await createInbox(ctx, owner, { username: 'Alice.Unit' });
+  expect(inbox.email).toBe('alice.unit@tempmail.local');
+  expect((await ownedInbox(ctx, owner, inbox.id)).id).toBe(inbox.id);
+  await expect(ownedInbox(ctx, stranger, inbox.id)).rejects.toMatchObject({ status: 404, message: `inbox not found: ${inbox.id}` });
+  await expect(createInbox(ctx, stranger, { username: 'alice.unit' })).rejects.toMatchObject({ status: 409 });
+  await deleteInbox(ctx, owner, inbox.id);
+  await expect(ownedInbox(ctx, owner, inbox.id)).rejects.toMatchObject({ status: 404 });
+  expect((await createInbox(ctx, stranger, { username: 'alice.unit' })).email).toBe('alice.unit@tempmail.local');
+});
+
+it('receives a mail through the inbound queue: stored once per inbox, codes found, the queue emptied', async () => {
+  const inbox = await createInbox(ctx, owner, {});
+  const other = await createInbox(ctx, owner, { domain: 'inbox.test' });
+  const [user, domain] = inbox.email.split('@');
+  const outcomes = await receive(
+    [`${user}+a@${domain}`, `${user}+b@${domain}`, other.email, 'nobody@tempmail.local', 'x@elsewhere.example'],
+    'From: "Shop" <shop@example.com>\r\nSubject: Your code\r\n\r\nYour verification code is 604211.\r\n',
+  );
+  expect(outcomes.map((o) => o.outcome).sort()).toEqual(['not-our-domain', 'stored', 'stored', 'unknown-inbox']);
+  const list = await listMessages(ctx, owner, inbox.id, {});
+  expect(list.total).toBe(1);
+  const message = await getMessage(ctx, owner, inbox.id, list.messages[0].id);
+  expect(message).toMatchObject({ from: 'shop@example.com', from_name: 'Shop', subject: 'Your code', to: inbox.email, codes: ['604211'] });
+  expect(await ctx.stores.blobs.list(blobKeys.INBOUND_PREFIX)).toEqual([]);
+  expect(await pendingInbound(ctx, () => false)).toEqual([]);
+});
+
+it('resumes accepted mail that was not ingested, and ingesting it twice stores it once', async () => {
+  const inbox = await createInbox(ctx, owner, {});
+  const mail = envelope([inbox.email]);
+  await acceptInbound(ctx, mail, Buffer.from('Subject: pending\r\n\r\nx\r\n'));
+  const pending = await pendingInbound(ctx, () => false);
+  expect(pending).toEqual([{ envelope: mail }]);
+  expect((await ingestInbound(ctx, mail))[0].outcome).toBe('stored');
+  // Delivered again after the inbound object is gone (a repeated SES event): a duplicate, not an error.
+  expect((await ingestInbound(ctx, mail))[0].outcome).toBe('duplicate');
+  expect((await listMessages(ctx, owner, inbox.id, {})).total).toBe(1);
+});
+
+it('reserves the daily limit before the 250: exactly the limit is admitted, however many race', async () => {
+  const dev: Caller = { account_id: 'acct_dev_quota', plan: 'dev' };
+  const inbox = await createInbox(ctx, dev, {});
+  const reservations = new QuotaReservations();
+  const admitted = await Promise.all(Array.from({ length: 8 }, () => admitMail(ctx, [inbox.email], reservations)));
+  expect(admitted.filter(Boolean)).toHaveLength(3);
+  expect(await admitRecipient(ctx, inbox.email, reservations)).toBe('quota');
+  // Released reservations (a mail that failed before its 250) give the room back.
+  admitted.find(Boolean)!.release();
+  expect(await admitRecipient(ctx, inbox.email, reservations)).toBe('ok');
+  expect(await admitRecipient(ctx, 'someone@elsewhere.example', reservations)).toBe('not-our-domain');
+  expect(await admitRecipient(ctx, 'nobody-here@tempmail.local', reservations)).toBe('unknown-inbox');
+});
+
+it('sweeps inboxes an hour after they expired, with their objects; "inbox expired" until then', async () => {
+  const inbox = await createInbox(ctx, owner, { ttl: 60 });
+  await receive([inbox.email], 'Subject: soon gone\r\n\r\nx\r\n');
+  clock += 61_000;
+  await expect(ownedInbox(ctx, owner, inbox.id)).rejects.toMatchObject({ status: 404, message: `inbox expired: ${inbox.id}` });
+  expect(await admitRecipient(ctx, inbox.email)).toBe('expired-inbox');
+  await sweepExpired(ctx);
+  expect(await ctx.stores.inboxes.getInbox(inbox.id)).not.toBeNull();
+  clock += 3_600_000;
+  expect(await sweepExpired(ctx)).toBeGreaterThanOrEqual(1);
+  expect(await ctx.stores.inboxes.getInbox(inbox.id)).toBeNull();
+  expect(await ctx.stores.blobs.list(blobKeys.inbox(inbox.id))).toEqual([]);
+  await expect(ownedInbox(ctx, owner, inbox.id)).rejects.toMatchObject({ status: 404, message: `inbox not found: ${inbox.id}` });
+});
