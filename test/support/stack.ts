@@ -54,7 +54,8 @@ export const newTestKeys = (): Keys => ({
 export async function startStack(options: StackOptions = {}): Promise<StackHandle> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-test-'));
   const keys = newTestKeys();
-  const store: StoreKind = options.store ?? (process.env.TEMPMAIL_TEST_KIND === 'dynamodb' ? 'dynamodb' : 'embedded');
+  // The jest project's kind, or (benchmarks) TEMPMAIL_STORE as `npm start` reads it.
+  const store: StoreKind = options.store ?? ((process.env.TEMPMAIL_TEST_KIND ?? process.env.TEMPMAIL_STORE) === 'dynamodb' ? 'dynamodb' : 'embedded');
   const [port, smtpPort, dynamoPort, s3Port] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
