@@ -4,7 +4,7 @@
  * the inbox so that processing one event twice yields the same id.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { decodeTime, ulid } from 'ulid';
+import { decodeTime, encodeTime, ulid } from 'ulid';
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
@@ -30,7 +30,7 @@ export const newMessageId = (atMs: number = Date.now()): string => `msg_${ulid(a
 
 /** Deterministic for (seed, atMs): 48 bits of time then 80 bits of SHA-256(seed). */
 export function messageIdFrom(seed: string, atMs: number): string {
-  const time = ulid(atMs).slice(0, 10).toLowerCase();
+  const time = encodeTime(atMs, 10).toLowerCase();
   return `msg_${time}${base32(createHash('sha256').update(seed).digest(), 16)}`;
 }
 

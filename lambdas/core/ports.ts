@@ -101,6 +101,9 @@ export const blobKeys = {
   /** Where SES's S3 action (and the local SMTP stand-in) drops raw mail. */
   inbound: (sesMessageId: string) => `inbound/${sesMessageId}`,
   INBOUND_PREFIX: 'inbound/',
+  /** The local inbound queue's envelopes too large for an object's metadata. */
+  spool: (mailId: string) => `spool/${mailId}.json`,
+  SPOOL_PREFIX: 'spool/',
   /** Every inbox's objects live under it (the first segment of `inbox`). */
   INBOXES_PREFIX: 'inboxes/',
 };

@@ -2,10 +2,15 @@
  * The embedded adapters: InboxStore, KeyStore and BlobStore on one SQLite database in the data folder (WAL mode,
  * through `libsql`, which ships prebuilt binaries as npm packages), running inside the local stack's process.
  *
- * Durability: every write is committed with `synchronous = FULL` (fsync) before its promise resolves, so a mail's
- * 250 follows an fsync of its raw bytes. Writes that arrive together are committed together (group commit): each
- * runs in a savepoint of one transaction, so one write's failure undoes only that write, and a burst of mail costs
- * one fsync per batch instead of one per mail.
+ * Durability: a write that a promise to a client rests on (a mail entering the inbound queue before its 250, an
+ * inbox before its 201, a key) resolves only once the write-ahead log holding its commit has been fsynced. The
+ * fsync runs on libuv's thread pool (fdatasync of the WAL file, what `synchronous = FULL` does at each commit, but
+ * without blocking the event loop: the SMTP server keeps serving while the disk works), and one fsync covers every
+ * commit before it. What follows from such a write (ingest's message, copies and clean-up, deletes) resolves at
+ * commit: WAL keeps commits in order, so after a power loss either it is there or the inbound mail it came from
+ * still is, and ingest runs again.
+ * Writes that arrive together are committed together (group commit): each runs in a savepoint of one transaction,
+ * so one write's failure undoes only that write, and a burst of mail costs one fsync per batch, not one per mail.
  *
  * Blobs (raw mail, bodies, attachments) live in the database: one commit covers a mail and its envelope, deleting an
  * inbox deletes one key range, and there are no files to keep in step with rows.
@@ -16,7 +21,7 @@ import path from 'node:path';
 import type { EmbeddedStoreConfig } from '../config/app-config';
 import { DependencyUnavailable } from '../core/errors';
 import type { ApiKeyRecord, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
-import type { BlobStore, DownloadHeaders, InboxStore, KeyStore, Page, SignedDownloads, Stores } from '../core/ports';
+import { blobKeys, type BlobStore, type DownloadHeaders, type InboxStore, type KeyStore, type Page, type SignedDownloads, type Stores } from '../core/ports';
 
 // libsql ships no types of its own; better-sqlite3's API, of which we use this much.
 interface Statement {
@@ -33,6 +38,9 @@ interface Database {
 
 export const DATABASE_FILE = 'tempmail.db';
 const SECRET_FILE = 'download-signing.key';
+/** Objects a client's promise rests on: the inbound queue (mail that got its 250) and its spool. */
+const DURABLE_PREFIXES = [blobKeys.INBOUND_PREFIX, blobKeys.SPOOL_PREFIX];
+
 /** The path under which the local gateway serves signed download links. */
 export const DOWNLOAD_PATH = '/_downloads/';
 
@@ -95,6 +103,7 @@ const prefixRange = (prefix: string): [string, string] => [prefix, `${prefix}\uf
 
 interface PendingWrite {
   run: () => unknown;
+  durable: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -105,13 +114,20 @@ class Engine {
   private queue: PendingWrite[] = [];
   private scheduled = false;
   private readonly statements = new Map<string, Statement>();
+  private readonly walFile: string;
+  private walFd?: number;
+  /** Durable writes committed, waiting for the next fsync of the WAL; and whether one is running. */
+  private unsynced: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private syncing = false;
 
   constructor(file: string) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const Driver = require('libsql') as new (file: string) => Database;
     this.db = new Driver(file);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
+    // Commits are ordered and survive a crash of this process; power-loss durability is the explicit fsync below.
+    this.db.pragma('synchronous = NORMAL');
+    this.walFile = `${file}-wal`;
     // The keys CLI may write while the stack runs: wait for its lock rather than fail.
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
@@ -130,10 +146,10 @@ class Engine {
     return guarded(call);
   }
 
-  /** Runs `work` inside the next group commit; resolves once the commit (and its fsync) is done. */
-  write<T>(work: () => T): Promise<T> {
+  /** Runs `work` inside the next group commit; resolves once it is committed (`durable`: and fsynced). */
+  write<T>(work: () => T, durable = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ run: work, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ run: work, durable, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -146,6 +162,8 @@ class Engine {
     const batch = this.queue;
     this.queue = [];
     const results: { ok: boolean; value: unknown }[] = [];
+    // One write alone needs no savepoint: the transaction is its own.
+    const savepoints = batch.length > 1;
     try {
       guarded(() => this.db.exec('BEGIN IMMEDIATE'));
     } catch (error) {
@@ -153,13 +171,19 @@ class Engine {
       return;
     }
     for (const w of batch) {
-      this.db.exec('SAVEPOINT w');
+      if (savepoints) this.db.exec('SAVEPOINT w');
       try {
         results.push({ ok: true, value: w.run() });
-        this.db.exec('RELEASE w');
+        if (savepoints) this.db.exec('RELEASE w');
       } catch (error) {
-        this.db.exec('ROLLBACK TO w');
-        this.db.exec('RELEASE w');
+        if (savepoints) {
+          this.db.exec('ROLLBACK TO w');
+          this.db.exec('RELEASE w');
+        } else {
+          this.db.exec('ROLLBACK');
+          w.reject(guardedError(error));
+          return;
+        }
         results.push({ ok: false, value: error });
       }
     }
@@ -174,10 +198,34 @@ class Engine {
       for (const w of batch) w.reject(error);
       return;
     }
-    batch.forEach((w, i) => (results[i].ok ? w.resolve(results[i].value) : w.reject(guardedError(results[i].value))));
+    batch.forEach((w, i) => {
+      if (!results[i].ok) w.reject(guardedError(results[i].value));
+      else if (w.durable) this.unsynced.push({ resolve: () => w.resolve(results[i].value), reject: w.reject });
+      else w.resolve(results[i].value);
+    });
+    this.syncWal();
+  }
+
+  /** fdatasync of the WAL on the thread pool; the writes waiting for it resolve when it is done (or fail with it). */
+  private syncWal(): void {
+    if (this.syncing || this.unsynced.length === 0) return;
+    this.syncing = true;
+    const waiting = this.unsynced;
+    this.unsynced = [];
+    this.walFd ??= fs.openSync(this.walFile, 'r');
+    fs.fdatasync(this.walFd, (error) => {
+      this.syncing = false;
+      // A failed fsync leaves durability unknown: the caller fails (SMTP: 451, and the client sends it again).
+      for (const write of waiting) {
+        if (error) write.reject(new DependencyUnavailable('SQLite', error));
+        else write.resolve();
+      }
+      this.syncWal();
+    });
   }
 
   close(): void {
+    if (this.walFd !== undefined) fs.closeSync(this.walFd);
     this.db.close();
   }
 }
@@ -214,7 +262,7 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
         .sql('INSERT OR REPLACE INTO address_claims (address, inbox_id, account_id, plan, expires_at_epoch) VALUES (?, ?, ?, ?, ?)')
         .run(inbox.email, inbox.id, inbox.account_id, inbox.plan, inbox.expires_at_epoch);
       return true;
-    });
+    }, true);
   }
 
   async getInbox(id: string): Promise<InboxRecord | null> {
@@ -308,7 +356,7 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
 
   async putKey(key: ApiKeyRecord): Promise<void> {
     const { engine } = this;
-    await engine.write(() => engine.sql('INSERT INTO api_keys (key_hash, created_at, record) VALUES (?, ?, ?)').run(key.key_hash, key.created_at, JSON.stringify(key)));
+    await engine.write(() => engine.sql('INSERT INTO api_keys (key_hash, created_at, record) VALUES (?, ?, ?)').run(key.key_hash, key.created_at, JSON.stringify(key)), true);
   }
 
   async getKey(keyHash: string): Promise<ApiKeyRecord | null> {
@@ -329,7 +377,7 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
       record.revoked_at ??= atIso;
       engine.sql('UPDATE api_keys SET record = ? WHERE key_hash = ?').run(JSON.stringify(record), keyHash);
       return record;
-    });
+    }, true);
   }
 }
 
@@ -347,8 +395,9 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
   async put(key: string, body: Uint8Array | string, contentType: string, metadata?: Record<string, string>): Promise<void> {
     const { engine } = this;
     const content = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-    await engine.write(() =>
-      engine.sql('INSERT OR REPLACE INTO blobs (key, content, content_type, metadata) VALUES (?, ?, ?, ?)').run(key, content, contentType, metadata ? JSON.stringify(metadata) : null),
+    await engine.write(
+      () => engine.sql('INSERT OR REPLACE INTO blobs (key, content, content_type, metadata) VALUES (?, ?, ?, ?)').run(key, content, contentType, metadata ? JSON.stringify(metadata) : null),
+      DURABLE_PREFIXES.some((prefix) => key.startsWith(prefix)),
     );
   }
 

@@ -17,8 +17,7 @@ export interface Envelope {
   receivedAt: string;
 }
 
-const SPOOL_PREFIX = 'spool/';
-const spoolKey = (mailId: string) => `${SPOOL_PREFIX}${mailId}.json`;
+const { spool: spoolKey, SPOOL_PREFIX } = blobKeys;
 const ENVELOPE_META = 'tempmail-envelope';
 const MAX_META_BYTES = 1_800;
 
