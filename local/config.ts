@@ -29,6 +29,8 @@ export interface LocalConfig {
   bundleDir?: string;
   sweepIntervalMs: number;
   authorizerCacheSeconds: number;
+  /** False: no key is ever throttled (a CI pipeline sending bursts, as Mailpit never limits). */
+  rateLimits: boolean;
   /** An idle SMTP client is disconnected after this long. */
   smtpSocketTimeoutMs: number;
   /** Accepted mails being ingested at once; more wait before their 250 (backpressure). */
@@ -84,6 +86,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
     sweepIntervalMs: count(env.TEMPMAIL_SWEEP_INTERVAL_MS, 60_000, 'TEMPMAIL_SWEEP_INTERVAL_MS'),
     smtpSocketTimeoutMs: count(env.TEMPMAIL_SMTP_SOCKET_TIMEOUT_MS, 60_000, 'TEMPMAIL_SMTP_SOCKET_TIMEOUT_MS'),
     ingestConcurrency: Math.max(1, count(env.TEMPMAIL_INGEST_CONCURRENCY, store === 'embedded' ? 8 : 2, 'TEMPMAIL_INGEST_CONCURRENCY')),
+    rateLimits: (() => {
+      const value = (env.TEMPMAIL_RATE_LIMITS || 'on').toLowerCase();
+      if (value !== 'on' && value !== 'off') throw new ConfigError(`TEMPMAIL_RATE_LIMITS must be on or off, not "${env.TEMPMAIL_RATE_LIMITS}"`);
+      return value === 'on';
+    })(),
     authorizerCacheSeconds: count(env.TEMPMAIL_AUTHORIZER_CACHE_SECONDS, AUTHORIZER_CACHE_SECONDS, 'TEMPMAIL_AUTHORIZER_CACHE_SECONDS'),
     printDevKey: env.TEMPMAIL_NO_DEV_KEY !== '1',
   };

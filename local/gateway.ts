@@ -27,6 +27,8 @@ export interface GatewayOptions {
   bundleDir?: string;
   /** How long an authorizer answer is reused for the same key, as API Gateway's authorizer cache does. */
   authorizerCacheSeconds: number;
+  /** False: the plans' token buckets are not applied (TEMPMAIL_RATE_LIMITS=off). */
+  rateLimits: boolean;
   /** Logs one line per request when set (never headers: they carry the key). */
   log?: (line: string) => void;
 }
@@ -249,7 +251,7 @@ export class LocalGateway {
     if (result.policyDocument.Statement.some((s) => s.Effect === 'Deny')) return { reply: gatewayError('ACCESS_DENIED', requestId) };
     const context: Record<string, unknown> = { ...(result.context ?? {}), principalId: result.principalId };
     const plan = context.plan;
-    if (isPlanName(plan) && result.usageIdentifierKey) {
+    if (this.options.rateLimits && isPlanName(plan) && result.usageIdentifierKey) {
       const wait = this.buckets.take(keyHash, this.options.ctx.settings.plans[plan]);
       if (wait > 0) return { reply: gatewayError('THROTTLED', requestId, { 'Retry-After': String(wait) }) };
     }

@@ -1,5 +1,6 @@
 /** `npm start`: the local stack in the foreground until Ctrl-C or SIGTERM. */
 import { ConfigError } from '../lambdas/config/app-config';
+import { burstOf } from '../lambdas/core/plans';
 import { configFromEnv } from './config';
 import { startLocalStack } from './stack';
 
@@ -11,7 +12,11 @@ async function main(): Promise<void> {
   API       ${stack.apiUrl}   (TEMPMAIL_API_URL; routes under /v1, OpenAPI at ${stack.apiUrl}/v1/openapi.json)
   SMTP      ${config.host}:${stack.smtpPort}   domains: ${config.domains.join(', ')}
   store     ${store}`);
-  if (stack.devKey) console.log(`  dev key   ${stack.devKey}   (shown once; make more with: npx tempmail keys create --plan dev)`);
+  const dev = config.rateLimits ? `${burstOf(stack.ctx.settings.plans.dev)}-request burst, ${stack.ctx.settings.plans.dev.requests_per_minute}/min` : 'never rate limited (TEMPMAIL_RATE_LIMITS=off)';
+  if (stack.devKey) {
+    console.log(`  dev key   ${stack.devKey}   (shown once; make more with: npx tempmail keys create --plan dev)`);
+    console.log(`            dev plan: ${dev}, ${stack.ctx.settings.plans.dev.emails_per_day} mails/day; TEMPMAIL_RATE_LIMITS=off lifts the rate limit for CI bursts`);
+  }
   else if (stack.hadKeys && config.printDevKey) console.log('  keys      this data folder has keys already; make one with: npx tempmail keys create --plan dev');
   console.log('READY');
   let stopping = false;

@@ -113,6 +113,7 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
       ctx,
       bundleDir: config.bundleDir,
       authorizerCacheSeconds: config.authorizerCacheSeconds,
+      rateLimits: config.rateLimits,
     });
     const apiUrl = await listenOrExplain('API', config.port, () => gateway.listen());
     stops.push(() => gateway.close());

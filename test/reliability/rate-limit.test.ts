@@ -40,3 +40,14 @@ it('serves 60 ± 10% requests per (shortened) minute at five times the rate', as
   expect(ok).toBeLessThanOrEqual(Math.ceil(expected * 1.1));
   expect(limited).toBeGreaterThan(3 * ok);
 });
+
+it('never throttles with TEMPMAIL_RATE_LIMITS=off (CI bursts): 200 requests at once on a dev key all answer 200', async () => {
+  const unlimited = await startStack({ env: { TEMPMAIL_RATE_LIMITS: 'off' } });
+  try {
+    const api = http(unlimited.apiUrl, unlimited.keys.dev);
+    const statuses = await Promise.all(Array.from({ length: 200 }, () => api('GET', '/v1/domains').then((r) => r.status)));
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+  } finally {
+    await unlimited.stop();
+  }
+}, 60_000);
