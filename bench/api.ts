@@ -39,6 +39,7 @@ async function main() {
     await load(getUrl, headers, CONCURRENCY, 2);
     const getInbox = await load(getUrl, headers, CONCURRENCY, SECONDS);
     const listMessages = await load(listUrl, headers, CONCURRENCY, SECONDS);
+    const listOneClient = await load(listUrl, headers, 1, SECONDS);
 
     const bare = http.createServer((req, res) => {
       const body = req.url?.includes('messages') ? listBody : getBody;
@@ -55,8 +56,10 @@ async function main() {
     console.log(`\nbench:api — ${CONCURRENCY} concurrent clients, ${SECONDS} s each, keep-alive, on this machine`);
     console.log(`  GET inbox            (local gateway)  ${fmt(getInbox)}`);
     console.log(`  list 50 messages     (local gateway)  ${fmt(listMessages)}`);
+    console.log(`  list 50, one client  (local gateway)  ${fmt(listOneClient)}, mean ${listOneClient.mean.toFixed(2)} ms   (ceiling 3 ms mean)`);
     console.log(`  same JSON, GET inbox (bare node http) ${fmt(bareGet)}`);
     console.log(`  same JSON, list 50   (bare node http) ${fmt(bareList)}`);
+    console.log(`  GET inbox: ${(getInbox.rps / bareGet.rps).toFixed(2)} × bare node http   (target at least 0.25 ×); TEMPMAIL_STORE=${stack.store}`);
     console.log(`  list page size: ${Buffer.byteLength(listBody)} bytes`);
   } finally {
     await stack.stop();

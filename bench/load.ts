@@ -8,6 +8,7 @@ export interface LoadResult {
   rps: number;
   p50: number;
   p99: number;
+  mean: number;
 }
 
 export function percentile(sorted: number[], p: number): number {
@@ -45,7 +46,7 @@ export async function load(url: string, headers: Record<string, string>, concurr
   const elapsed = (Date.now() - started) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, errors, seconds: elapsed, rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return { requests: latencies.length, errors, seconds: elapsed, rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), mean: latencies.reduce((a, b) => a + b, 0) / (latencies.length || 1) };
 }
 
 export const fmt = (r: LoadResult) =>
