@@ -17,6 +17,7 @@ import type { EmbeddedStoreConfig } from '../config/app-config';
 import { DependencyUnavailable } from '../core/errors';
 import type { ApiKeyRecord, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
 import type { BlobStore, DownloadHeaders, InboxStore, KeyStore, Page, SignedDownloads, Stores } from '../core/ports';
+import { SqliteWebhookStore } from './sqlite-webhook-store';
 
 // libsql ships no types of its own; better-sqlite3's API, of which we use this much.
 interface Statement {
@@ -99,8 +100,8 @@ interface PendingWrite {
   reject: (error: unknown) => void;
 }
 
-/** One database, its statements, and the group-commit queue. */
-class Engine {
+/** One database, its statements, and the group-commit queue (sqlite-webhook-store.ts writes through it too). */
+export class Engine {
   readonly db: Database;
   private queue: PendingWrite[] = [];
   private scheduled = false;
@@ -440,6 +441,7 @@ export function openEmbeddedStores(config: EmbeddedStoreConfig): Stores {
     inboxes,
     keys: inboxes,
     blobs,
+    webhooks: new SqliteWebhookStore(engine),
     downloads: blobs,
     async close() {
       // Let writes already queued commit first.
