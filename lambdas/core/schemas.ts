@@ -150,25 +150,22 @@ export const ListWebhooksQuery = z.strictObject({
   cursor: z.optional(z.string().check(z.maxLength(200))),
 });
 
-export const Webhook = named(
-  z.object({
-    id: z.string(),
-    url: z.string(),
-    inbox_id: described(z.nullable(z.string()), 'null: every inbox of the account'),
-    events: z.array(webhookEvent),
-    description: z.nullable(z.string()),
-    status: described(z.enum(['enabled', 'disabled']), 'disabled after 410 Gone or a whole failed retry schedule; disabled_reason says which'),
-    disabled_reason: z.nullable(z.string()),
-    disabled_at: z.nullable(timestamp),
-    created_at: timestamp,
-  }),
-  'Webhook',
-);
+const webhookShape = {
+  id: z.string(),
+  url: z.string(),
+  inbox_id: described(z.nullable(z.string()), 'null: every inbox of the account'),
+  events: z.array(webhookEvent),
+  description: z.nullable(z.string()),
+  status: described(z.enum(['enabled', 'disabled']), 'disabled after 410 Gone or a whole failed retry schedule; disabled_reason says which'),
+  disabled_reason: z.nullable(z.string()),
+  disabled_at: z.nullable(timestamp),
+  created_at: timestamp,
+};
+
+export const Webhook = named(z.object(webhookShape), 'Webhook');
 
 export const WebhookCreated = named(
-  z.extend(Webhook, {
-    secret: described(z.string(), 'the Standard Webhooks signing secret (whsec_…); shown in this answer only'),
-  }),
+  z.object({ ...webhookShape, secret: described(z.string(), 'the Standard Webhooks signing secret (whsec_…); shown in this answer only') }),
   'WebhookCreated',
 );
 

@@ -67,6 +67,7 @@ export class HttpWebhookSender implements WebhookSender {
     const took = () => Date.now() - started;
     return new Promise<AttemptResult>((resolve) => {
       let settled = false;
+      let timer: NodeJS.Timeout | undefined;
       const finish = (result: AttemptResult) => {
         if (settled) return;
         settled = true;
@@ -92,7 +93,7 @@ export class HttpWebhookSender implements WebhookSender {
         agent: url.protocol === 'https:' ? this.agents.https : this.agents.http,
         headers: { 'Content-Type': 'application/json', 'User-Agent': USER_AGENT, 'Content-Length': String(payload.length), ...headers },
       });
-      const timer = setTimeout(() => {
+      timer = setTimeout(() => {
         request.destroy();
         finish({ error: `timed out after ${this.options.timeoutMs} ms`, durationMs: took() });
       }, this.options.timeoutMs);
