@@ -12,7 +12,7 @@ import { Construct } from 'constructs';
 import { AUTHORIZER_CACHE_SECONDS, GATEWAY_RESPONSES, THROTTLE_RETRY_AFTER_SECONDS, type GatewayResponseType } from '../lambdas/core/gateway-responses';
 import { BASE_PLANS, burstOf, PAID_PLANS, ratePerSecond, type PlanName } from '../lambdas/core/plans';
 import { AUTHORIZER_ACCESS, AUTHORIZER_HANDLER, ROUTES } from '../lambdas/core/routes';
-import { handlerFunction } from './functions';
+import { handlerFunction, type WebhookResources } from './functions';
 import { acknowledgeNag } from './nag';
 
 export interface ApiProps {
@@ -20,6 +20,8 @@ export interface ApiProps {
   bucket: s3.IBucket;
   domains: string[];
   logRetention?: logs.RetentionDays;
+  /** The webhook routes seal secrets and queue test deliveries. */
+  webhooks?: WebhookResources;
 }
 
 /** The API's error body, as API Gateway itself must render it (the handlers render the same shape). */

@@ -68,13 +68,13 @@ function actionsOf(fn: { props: Record<string, any> }): string[] { // eslint-dis
 
 const expectedActions = (access: Parameters<typeof actionsFor>[0]) => {
   const a = actionsFor(access);
-  return [...a.table, ...a.objects, ...(a.listBucket ? ['s3:ListBucket'] : [])].sort();
+  return [...a.table, ...a.objects, ...(a.listBucket ? ['s3:ListBucket'] : []), ...a.key, ...a.queue, ...a.deadLetters].sort();
 };
 
 describe('functions', () => {
   it('has exactly one function per route, plus the authorizer and ingest, all ARM64 on the pinned runtime', () => {
     const fns = ourFunctions();
-    expect(Object.keys(fns).sort()).toEqual([...ROUTES.map((r) => functionId(r.name)), 'Authorizer', 'Ingest'].sort());
+    expect(Object.keys(fns).sort()).toEqual([...ROUTES.map((r) => functionId(r.name)), 'Authorizer', 'Ingest', 'WebhooksDispatcher', 'WebhooksSender'].sort());
     expect(LAMBDA_RUNTIME.name).toBe('nodejs22.x');
     for (const fn of Object.values(fns)) {
       expect(fn.props.Architectures).toEqual(['arm64']);
@@ -108,8 +108,10 @@ describe('functions', () => {
     expect(TABLE_ACTIONS['table:read']).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem']);
     expect(TABLE_ACTIONS['table:write']).toEqual(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem']);
     expect(BUCKET_OBJECT_ACTIONS).toEqual({ 'bucket:read': ['s3:GetObject'], 'bucket:write': ['s3:PutObject'], 'bucket:delete': ['s3:DeleteObject'] });
-    expect(actionsFor([])).toEqual({ table: [], objects: [], listBucket: false });
-    expect(actionsFor(['bucket:write'])).toEqual({ table: [], objects: ['s3:PutObject'], listBucket: false });
+    const none = { table: [], objects: [], listBucket: false, key: [], queue: [], deadLetters: [] };
+    expect(actionsFor([])).toEqual(none);
+    expect(actionsFor(['bucket:write'])).toEqual({ ...none, objects: ['s3:PutObject'] });
+    expect(actionsFor(['secrets:seal', 'deliveries:send'])).toEqual({ ...none, key: ['kms:Encrypt'], queue: ['sqs:SendMessage'] });
     expect(actionsFor(['bucket:delete']).listBucket).toBe(true);
   });
 });
