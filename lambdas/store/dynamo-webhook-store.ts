@@ -134,8 +134,9 @@ export class DynamoWebhookStore implements WebhookStore {
           new UpdateCommand({
             TableName: this.table,
             Key: webhookKeys.webhook(accountId, webhookId),
-            UpdateExpression: 'SET #status = :disabled, disabled_reason = if_not_exists(disabled_reason, :reason), disabled_at = if_not_exists(disabled_at, :at)',
-            ConditionExpression: 'attribute_exists(pk)',
+            UpdateExpression: 'SET #status = :disabled, disabled_reason = :reason, disabled_at = :at',
+            // The first reason wins: a webhook disabled already keeps its own.
+            ConditionExpression: 'attribute_exists(pk) AND #status <> :disabled',
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: { ':disabled': 'disabled', ':reason': reason, ':at': atIso },
           }),
@@ -143,7 +144,7 @@ export class DynamoWebhookStore implements WebhookStore {
       );
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionFailure(error)) return (await this.getWebhook(accountId, webhookId)) !== null;
       throw error;
     }
   }

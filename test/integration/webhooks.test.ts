@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { hashApiKey } from '../../lambdas/core/ids';
-import { DATABASE_FILE } from '../../lambdas/store/sqlite-store';
 import { HttpWebhookSender } from '../../lambdas/webhooks/http-sender';
 import { SECRET_KEY_FILE } from '../../lambdas/webhooks/secret-box';
 import { expectError, http } from '../support/http';
@@ -268,8 +267,10 @@ describe('secrets', () => {
     const stored = await storesFor(stack).webhooks.getWebhook(owner!.account_id, one.id);
     expect(stored?.secret_sealed).toMatch(/^a1\./);
     const all = JSON.stringify([...lists, one]);
-    // Everything the stack stored on disk (database, write-ahead log) and printed.
-    const files = fs.readdirSync(stack.dataDir).filter((f) => f.startsWith(DATABASE_FILE)).map((f) => fs.readFileSync(path.join(stack.dataDir, f)));
+    // Everything the stack stored on disk (SQLite and its log; or DynamoDB Local's files) and printed.
+    const walk = (dir: string): string[] =>
+      fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+    const files = walk(stack.dataDir).filter((f) => path.basename(f) !== SECRET_KEY_FILE).map((f) => fs.readFileSync(f));
     expect(files.length).toBeGreaterThan(0);
     for (const secret of secrets) {
       const raw = secret.slice('whsec_'.length);
