@@ -13,7 +13,7 @@ import { AUTHORIZER_CACHE_SECONDS, GATEWAY_RESPONSES, THROTTLE_RETRY_AFTER_SECON
 import { BASE_PLANS, burstOf, PAID_PLANS, ratePerSecond, type PlanName } from '../lambdas/core/plans';
 import { API_GATEWAY_TIMEOUT_SECONDS, MAX_ROUTE_TIMEOUT_SECONDS } from '../lambdas/core/limits';
 import { AUTHORIZER_ACCESS, AUTHORIZER_HANDLER, HTTP_METHODS, ROUTES, STAGE_NAME } from '../lambdas/core/routes';
-import { handlerFunction } from './functions';
+import { handlerFunction, type WebhookResources } from './functions';
 import { acknowledgeNag } from './nag';
 
 export interface ApiProps {
@@ -23,6 +23,8 @@ export interface ApiProps {
   logRetention?: logs.RetentionDays;
   /** Reserved concurrency of the authorizer, and the cap of each long-poll route's function (0: none). */
   concurrency: { authorizer: number; longPoll: number };
+  /** The webhook routes seal secrets and queue test deliveries. */
+  webhooks?: WebhookResources;
 }
 
 /** The API's error body, as API Gateway itself must render it (the handlers render the same shape). */

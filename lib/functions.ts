@@ -3,10 +3,12 @@ import path from 'node:path';
 import { CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Access } from '../lambdas/core/routes';
 import { BUNDLING, LAMBDA_RUNTIME } from './bundling';
@@ -34,6 +36,14 @@ export interface HandlerFunctionProps {
   /** Reserved concurrency: executions kept for this function and its ceiling. Undefined or 0: none. */
   reservedConcurrency?: number;
   logRetention?: logs.RetentionDays;
+  /** The webhook key and queues (lib/webhooks.ts), for functions whose access list names them. */
+  webhooks?: WebhookResources;
+}
+
+export interface WebhookResources {
+  secretsKey: kms.IKey;
+  deliveries: sqs.IQueue;
+  deliveryDeadLetters: sqs.IQueue;
 }
 
 /** The bucket's CloudFormation logical id, as cdk-nag names it in a finding. */
@@ -84,6 +94,19 @@ export function handlerFunction(scope: Construct, id: string, props: HandlerFunc
         conditions: { StringLike: { 's3:prefix': actions.listPrefixes.map((p) => `${p}*`) } },
       }),
     );
+  }
+  // Webhooks: the key and the queues, each only to the functions that name it, and named to those only.
+  const webhookTargets = [
+    [actions.key, 'secretsKey', 'WEBHOOK_KEY_ID', (r: WebhookResources) => [r.secretsKey.keyArn, r.secretsKey.keyArn]],
+    [actions.queue, 'deliveries', 'WEBHOOK_QUEUE_URL', (r: WebhookResources) => [r.deliveries.queueArn, r.deliveries.queueUrl]],
+    [actions.deadLetters, 'deliveryDeadLetters', 'WEBHOOK_DLQ_URL', (r: WebhookResources) => [r.deliveryDeadLetters.queueArn, r.deliveryDeadLetters.queueUrl]],
+  ] as const;
+  for (const [granted, what, variable, arnAndName] of webhookTargets) {
+    if (granted.length === 0) continue;
+    if (!props.webhooks) throw new Error(`${props.handler} needs the webhook ${what}: pass webhooks to handlerFunction`);
+    const [arn, name] = arnAndName(props.webhooks);
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...granted], resources: [arn] }));
+    fn.addEnvironment(variable, name);
   }
   return fn;
 }

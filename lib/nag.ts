@@ -32,6 +32,8 @@ export const NAG_REASONS = {
     "The runtime is pinned to Node.js 22 on purpose (the team decision: a runtime upgrade is a reviewed change, tested with the bundles); nodejs22.x is supported by Lambda until April 2027. The CDK provider framework's function runs the runtime the pinned aws-cdk-lib chooses.",
   'AwsSolutions-SQS3':
     "This queue is the ingest function's on-failure destination, i.e. it is the dead-letter queue; a dead-letter queue for it would add nothing.",
+  'AwsSolutions-SQS3[webhook dead letters]':
+    'This queue is the dead-letter queue of the webhook delivery queue (and the dispatcher stream\'s on-failure destination); a dead-letter queue for it would add nothing.',
 } as const;
 
 export type NagRule = keyof typeof NAG_REASONS;

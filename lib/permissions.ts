@@ -1,7 +1,8 @@
 /**
  * The route table's access levels as IAM actions, stated once: each function gets what its access list names on
- * our one table and bucket, nothing more. Scan is deliberately absent: only admin tooling lists keys. Object
- * actions are scoped by prefix: API functions reach `inboxes/` only, never the raw mail SES drops in `inbound/`.
+ * our one table and bucket (and the webhook key and queues), nothing more. Scan is deliberately absent: only admin
+ * tooling lists keys. Object actions are scoped by prefix: API functions reach `inboxes/` only, never the raw mail
+ * SES drops in `inbound/`.
  */
 import type { Access } from '../lambdas/core/routes';
 import { blobKeys } from '../lambdas/core/ports';
@@ -12,7 +13,15 @@ export const TABLE_ACTIONS: Record<'table:get' | 'table:read' | 'table:write', r
   'table:write': ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem'],
 };
 
-type ObjectAccess = Exclude<Access, keyof typeof TABLE_ACTIONS>;
+/** On the webhook key (KMS) and the delivery queues (SQS): SendMessageBatch is authorised by sqs:SendMessage. */
+export const WEBHOOK_ACTIONS: Record<'secrets:seal' | 'secrets:open' | 'deliveries:send' | 'deliveries:dead-letter', readonly string[]> = {
+  'secrets:seal': ['kms:Encrypt'],
+  'secrets:open': ['kms:Decrypt'],
+  'deliveries:send': ['sqs:SendMessage'],
+  'deliveries:dead-letter': ['sqs:SendMessage'],
+};
+
+type ObjectAccess = Exclude<Access, keyof typeof TABLE_ACTIONS | keyof typeof WEBHOOK_ACTIONS>;
 
 export const BUCKET_OBJECT_ACTIONS: Record<ObjectAccess, readonly string[]> = {
   'bucket:read': ['s3:GetObject'],
@@ -38,15 +47,26 @@ export interface ScopedActions {
   objects: Record<string, string[]>;
   /** Prefixes s3:ListBucket may list (a condition on s3:prefix); empty: no ListBucket. */
   listPrefixes: string[];
+  /** On the webhook secrets' KMS key. */
+  key: string[];
+  /** On the webhook delivery queue. */
+  queue: string[];
+  /** On the webhook deliveries' dead-letter queue. */
+  deadLetters: string[];
 }
 
 export function actionsFor(access: readonly Access[]): ScopedActions {
   const table = new Set<string>();
   const objects: Record<string, Set<string>> = {};
+  const key = new Set<string>();
   for (const a of access) {
     if (a in TABLE_ACTIONS) TABLE_ACTIONS[a as keyof typeof TABLE_ACTIONS].forEach((x) => table.add(x));
+    else if (a === 'secrets:seal' || a === 'secrets:open') WEBHOOK_ACTIONS[a].forEach((x) => key.add(x));
+    else if (a === 'deliveries:send' || a === 'deliveries:dead-letter') continue;
     else BUCKET_OBJECT_ACTIONS[a as ObjectAccess].forEach((x) => (objects[ACCESS_PREFIX[a as ObjectAccess]] ??= new Set()).add(x));
   }
+  const queue = access.includes('deliveries:send') ? [...WEBHOOK_ACTIONS['deliveries:send']] : [];
+  const deadLetters = access.includes('deliveries:dead-letter') ? [...WEBHOOK_ACTIONS['deliveries:dead-letter']] : [];
   // Deleting an inbox or a message lists its prefix, and reading needs ListBucket for a missing object to be 404
   // rather than 403; both only ever under inboxes/.
   const listPrefixes = access.includes('bucket:read') || access.includes('bucket:delete') ? [blobKeys.INBOXES_PREFIX] : [];
@@ -54,5 +74,8 @@ export function actionsFor(access: readonly Access[]): ScopedActions {
     table: [...table].sort(),
     objects: Object.fromEntries(Object.entries(objects).map(([prefix, set]) => [prefix, [...set].sort()])),
     listPrefixes,
+    key: [...key].sort(),
+    queue,
+    deadLetters,
   };
 }

@@ -41,6 +41,8 @@ export class Storage extends Construct {
       sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
       billing: dynamodb.Billing.onDemand(),
       timeToLiveAttribute: TTL_ATTRIBUTE,
+      // Webhooks read message inserts and TTL removals of inboxes from it (lib/webhooks.ts); removals need the old image.
+      dynamoStream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: props.deletionProtection ?? true,
       removalPolicy,

@@ -8,6 +8,7 @@ import { MailIngest } from './mail-ingest';
 import { Observability } from './observability';
 import { OUTPUTS } from './outputs';
 import { Storage } from './storage';
+import { Webhooks } from './webhooks';
 
 export interface TempMailServiceProps {
   /** The domains inboxes can use (the first is the default); mail for them is received by SES. */
@@ -54,6 +55,7 @@ export class TempMailService extends Construct {
   readonly api: Api;
   readonly mail: MailIngest;
   readonly observability: Observability;
+  readonly webhooks: Webhooks;
 
   constructor(scope: Construct, id: string, props: TempMailServiceProps) {
     super(scope, id);
@@ -62,7 +64,11 @@ export class TempMailService extends Construct {
     this.storage = new Storage(this, 'Storage', { deletionProtection: props.tableDeletionProtection, removalPolicy: props.removalPolicy });
     const data = { table: this.storage.table, bucket: this.storage.bucket, domains, logRetention: props.logRetention };
     const concurrency = { ...DEFAULT_CONCURRENCY, ...props.concurrency };
-    this.api = new Api(this, 'Api', { ...data, concurrency });
+    // Before the API: its webhook routes are granted the key and the delivery queue.
+    this.webhooks = new Webhooks(this, 'Webhooks', { ...data, removalPolicy: props.removalPolicy });
+    this.api = new Api(this, 'Api', { ...data, concurrency, webhooks: this.webhooks });
+    // Payloads link to the full message in the API.
+    this.webhooks.dispatcher.addEnvironment('TEMPMAIL_API_URL', this.api.restApi.url);
     this.mail = new MailIngest(this, 'Mail', {
       ...data,
       hostedZone: props.hostedZone,

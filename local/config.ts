@@ -7,6 +7,7 @@ import { appConfig, ConfigError, STORE_KINDS, type AppConfig, type StoreKind } f
 import { parseDomains } from '../lambdas/core/address';
 import { AUTHORIZER_CACHE_SECONDS } from '../lambdas/core/gateway-responses';
 import { isPlanName, type PlanName } from '../lambdas/core/plans';
+import { DEFAULT_RETRY_SCHEDULE_SECONDS, DELIVERY_TIMEOUT_MS, parseRetrySchedule } from '../lambdas/core/webhooks';
 
 export interface LocalConfig {
   /** `embedded` (SQLite in the data folder, the default) or `dynamodb` (DynamoDB Local + the S3 server). */
@@ -37,6 +38,15 @@ export interface LocalConfig {
   ingestConcurrency: number;
   /** Print a fresh dev key when the store has none. */
   printDevKey: boolean;
+  webhooks: {
+    /** Seconds before each retry (TEMPMAIL_WEBHOOK_RETRY_SCHEDULE replaces the default, e.g. `1,2,4`). */
+    retryScheduleSeconds: readonly number[];
+    /** Loopback, private addresses and http allowed (the default here; `0` applies the AWS rules). */
+    allowPrivate: boolean;
+    timeoutMs: number;
+    /** Delivery attempts under way at once. */
+    concurrency: number;
+  };
 }
 
 const int = (value: string | undefined, fallback: number): number => {
@@ -93,7 +103,27 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
     })(),
     authorizerCacheSeconds: count(env.TEMPMAIL_AUTHORIZER_CACHE_SECONDS, AUTHORIZER_CACHE_SECONDS, 'TEMPMAIL_AUTHORIZER_CACHE_SECONDS'),
     printDevKey: env.TEMPMAIL_NO_DEV_KEY !== '1',
+    webhooks: {
+      retryScheduleSeconds: env.TEMPMAIL_WEBHOOK_RETRY_SCHEDULE ? schedule(env.TEMPMAIL_WEBHOOK_RETRY_SCHEDULE) : DEFAULT_RETRY_SCHEDULE_SECONDS,
+      allowPrivate: flag(env.TEMPMAIL_WEBHOOK_ALLOW_PRIVATE, true, 'TEMPMAIL_WEBHOOK_ALLOW_PRIVATE'),
+      timeoutMs: Math.max(1, count(env.TEMPMAIL_WEBHOOK_TIMEOUT_MS, DELIVERY_TIMEOUT_MS, 'TEMPMAIL_WEBHOOK_TIMEOUT_MS')),
+      concurrency: Math.max(1, count(env.TEMPMAIL_WEBHOOK_CONCURRENCY, 32, 'TEMPMAIL_WEBHOOK_CONCURRENCY')),
+    },
   };
+}
+
+function schedule(value: string): number[] {
+  try {
+    return parseRetrySchedule(value);
+  } catch (error) {
+    throw new ConfigError(`TEMPMAIL_WEBHOOK_RETRY_SCHEDULE: ${(error as Error).message}`);
+  }
+}
+
+function flag(value: string | undefined, fallback: boolean, name: string): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (value !== '0' && value !== '1') throw new ConfigError(`${name} must be 0 or 1, not "${value}"`);
+  return value === '1';
 }
 
 export const LOCAL_TABLE = 'tempmail';
@@ -105,5 +135,13 @@ export function serviceConfig(config: LocalConfig, endpoints?: { dynamodb: strin
     config.store === 'embedded'
       ? { kind: 'embedded', dataDir: config.dataDir, publicUrl: config.publicUrl }
       : { kind: 'dynamodb', table: LOCAL_TABLE, bucket: LOCAL_BUCKET, endpoints };
-  return appConfig({ store, domains: config.domains, planOverrides: config.planOverrides });
+  const { retryScheduleSeconds, allowPrivate, timeoutMs } = config.webhooks;
+  return appConfig({
+    store,
+    domains: config.domains,
+    planOverrides: config.planOverrides,
+    webhooks: { retryScheduleSeconds, allowPrivate, timeoutMs, apiUrl: config.publicUrl },
+    // Both local forms seal with the data folder's key and queue in the store (DynamoDB Local has no SQS beside it).
+    webhookRuntime: { secrets: { kind: 'file', dataDir: config.dataDir }, queue: { kind: 'store' } },
+  });
 }

@@ -20,6 +20,7 @@ import { LocalGateway } from './gateway';
 import { startS3Local } from './s3-local';
 import { startSweeper } from './sweep';
 import { LocalMailServer } from './smtp';
+import { LocalWebhookDispatcher } from './webhook-dispatcher';
 
 export interface LocalStack {
   apiUrl: string;
@@ -102,6 +103,11 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
     // The handlers the gateway loads (sources or bundles) run on this context, not one of their own.
     installContext(ctx);
     stops.push(() => installContext(undefined));
+
+    // Before the servers: ingest reports stored mail to it from the first message on; it stops after them.
+    const dispatcher = new LocalWebhookDispatcher(ctx, { concurrency: config.webhooks.concurrency, log });
+    dispatcher.start();
+    stops.push(() => dispatcher.stop());
 
     for (const seed of config.seedKeys) await ensureKey(ctx, seed.plan, seed.key);
     const hadKeys = (await listKeys(ctx)).length > 0;

@@ -6,6 +6,7 @@
 import * as z from 'zod/mini';
 import { parseDomains } from '../core/address';
 import { loadPlans, type Plan, type PlanName } from '../core/plans';
+import { DEFAULT_RETRY_SCHEDULE_SECONDS, DELIVERY_TIMEOUT_MS } from '../core/webhooks';
 
 export const STORE_KINDS = ['embedded', 'dynamodb'] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];
@@ -15,6 +16,24 @@ export interface Settings {
   plans: Record<PlanName, Plan>;
   /** Lifetime of attachment and raw-mail download links, as S3 pre-signed URLs. */
   downloadUrlSeconds: number;
+  webhooks: WebhookSettings;
+}
+
+export interface WebhookSettings {
+  /** Seconds before each retry; its length is the number of retries (lambdas/core/webhooks.ts has the default). */
+  retryScheduleSeconds: readonly number[];
+  /** An attempt without a complete answer by then failed. */
+  timeoutMs: number;
+  /** http and loopback/private destinations allowed: the local form's default, never on AWS. */
+  allowPrivate: boolean;
+  /** The API's base URL, for the link to the full message in payloads (a path alone without it). */
+  apiUrl?: string;
+}
+
+/** Where webhook secrets are sealed and deliveries wait: lambdas/webhooks/ has the why of each. */
+export interface WebhookRuntimeConfig {
+  secrets: { kind: 'file'; dataDir: string } | { kind: 'kms'; keyId?: string };
+  queue: { kind: 'store' } | { kind: 'sqs'; url?: string; deadLetterUrl?: string };
 }
 
 export interface EmbeddedStoreConfig {
@@ -35,6 +54,7 @@ export interface AwsStoreConfig {
 
 export interface AppConfig extends Settings {
   store: EmbeddedStoreConfig | AwsStoreConfig;
+  webhookRuntime: WebhookRuntimeConfig;
 }
 
 const DOWNLOAD_URL_SECONDS = 900;
@@ -47,6 +67,10 @@ const envSchema = z.object({
   BUCKET_NAME: z.optional(z.string().check(z.minLength(1))),
   TEMPMAIL_DATA_DIR: z.optional(z.string().check(z.minLength(1))),
   TEMPMAIL_PUBLIC_URL: z.optional(z.url()),
+  WEBHOOK_KEY_ID: z.optional(z.string()),
+  WEBHOOK_QUEUE_URL: z.optional(z.url()),
+  WEBHOOK_DLQ_URL: z.optional(z.url()),
+  TEMPMAIL_API_URL: z.optional(z.url()),
 });
 
 /** Thrown for a config that cannot work; the message names the setting. */
@@ -73,11 +97,27 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): AppConfig {
     kind === 'embedded'
       ? { kind, dataDir: required(vars.TEMPMAIL_DATA_DIR, 'TEMPMAIL_DATA_DIR'), publicUrl: required(vars.TEMPMAIL_PUBLIC_URL, 'TEMPMAIL_PUBLIC_URL') }
       : { kind, table: vars.TABLE_NAME ?? 'tempmail', bucket: vars.BUCKET_NAME ?? 'tempmail' };
-  return appConfig({ store, domains: vars.TEMPMAIL_DOMAINS, planOverrides: vars.TEMPMAIL_PLAN_OVERRIDES });
+  // A deployed function never delivers to private addresses: there is no setting that could allow it.
+  const webhookRuntime: WebhookRuntimeConfig | undefined =
+    kind === 'dynamodb' ? { secrets: { kind: 'kms', keyId: vars.WEBHOOK_KEY_ID }, queue: { kind: 'sqs', url: vars.WEBHOOK_QUEUE_URL, deadLetterUrl: vars.WEBHOOK_DLQ_URL } } : undefined;
+  return appConfig({
+    store,
+    domains: vars.TEMPMAIL_DOMAINS,
+    planOverrides: vars.TEMPMAIL_PLAN_OVERRIDES,
+    webhooks: { allowPrivate: false, apiUrl: vars.TEMPMAIL_API_URL ?? (kind === 'embedded' ? vars.TEMPMAIL_PUBLIC_URL : undefined) },
+    webhookRuntime,
+  });
 }
 
 /** Validates and completes a config built in code (the local stack, the CLI, tests). */
-export function appConfig(input: { store: AppConfig['store']; domains?: string | string[]; planOverrides?: string }): AppConfig {
+export function appConfig(input: {
+  store: AppConfig['store'];
+  domains?: string | string[];
+  planOverrides?: string;
+  webhooks?: Partial<WebhookSettings>;
+  /** Default: the data folder's key and the store's queue (embedded); KMS and SQS, unnamed (dynamodb). */
+  webhookRuntime?: WebhookRuntimeConfig;
+}): AppConfig {
   let plans: Record<PlanName, Plan>;
   let domains: string[];
   try {
@@ -86,7 +126,18 @@ export function appConfig(input: { store: AppConfig['store']; domains?: string |
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
-  return { store: input.store, domains, plans, downloadUrlSeconds: DOWNLOAD_URL_SECONDS };
+  const webhooks: WebhookSettings = {
+    retryScheduleSeconds: input.webhooks?.retryScheduleSeconds ?? DEFAULT_RETRY_SCHEDULE_SECONDS,
+    timeoutMs: input.webhooks?.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+    allowPrivate: input.webhooks?.allowPrivate ?? false,
+    apiUrl: input.webhooks?.apiUrl,
+  };
+  const webhookRuntime: WebhookRuntimeConfig =
+    input.webhookRuntime ??
+    (input.store.kind === 'embedded'
+      ? { secrets: { kind: 'file', dataDir: input.store.dataDir }, queue: { kind: 'store' } }
+      : { secrets: { kind: 'kms' }, queue: { kind: 'sqs' } });
+  return { store: input.store, domains, plans, downloadUrlSeconds: DOWNLOAD_URL_SECONDS, webhooks, webhookRuntime };
 }
 
 function required(value: string | undefined, name: string): string {

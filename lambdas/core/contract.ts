@@ -25,5 +25,11 @@ export const CONTRACT = {
   deleteMessage: { params: s.MessagePath, query: s.NoQuery, response: s.Deleted, status: 200 },
   getRawMessage: { params: s.MessagePath, query: s.NoQuery, response: 'redirect', status: 302 },
   listDomains: { query: s.NoQuery, response: s.Domains, status: 200 },
+  createWebhook: { query: s.NoQuery, body: s.CreateWebhookBody, response: s.WebhookCreated, status: 201 },
+  listWebhooks: { query: s.ListWebhooksQuery, response: s.WebhookList, status: 200 },
+  getWebhook: { params: s.WebhookPath, query: s.NoQuery, response: s.Webhook, status: 200 },
+  deleteWebhook: { params: s.WebhookPath, query: s.NoQuery, response: s.Deleted, status: 200 },
+  testWebhook: { params: s.WebhookPath, query: s.NoQuery, response: s.WebhookTestQueued, status: 202 },
+  listWebhookDeliveries: { params: s.WebhookPath, query: s.NoQuery, response: s.WebhookDeliveries, status: 200 },
   getOpenApi: { response: 'binary', status: 200, auth: false },
 } as const satisfies Record<string, RouteContract>;

@@ -8,7 +8,8 @@ import { decodeTime, encodeTime, ulid } from 'ulid';
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
-function base32(bytes: Uint8Array, length: number): string {
+/** Crockford base32 (lower-case) of `bytes`, cut to `length` characters. */
+export function base32(bytes: Uint8Array, length: number): string {
   let out = '';
   let bits = 0;
   let value = 0;

@@ -12,17 +12,34 @@ import { allowedMethods, ROUTES, STAGE_NAME, type Route } from './routes';
 import { ErrorResponse } from './schemas';
 
 type OperationName = keyof typeof CONTRACT;
-type Tag = 'Inboxes' | 'Messages' | 'Domains' | 'Document';
+type Tag = 'Inboxes' | 'Messages' | 'Webhooks' | 'Domains' | 'Document';
 
 const TAGS: Record<Tag, string> = {
   Inboxes: 'Disposable inboxes: create one, read its state, delete it (or let it expire).',
   Messages: 'Mail received by an inbox over SMTP: list, wait for, read, download and delete.',
+  Webhooks: 'Push of new mail and expired inboxes to your endpoint, signed as Standard Webhooks, retried for about a day.',
   Domains: 'The domains inboxes can be created on.',
   Document: 'This description of the API.',
 };
 
 /** What each operation is for, beyond its one-line summary in the route table. */
 const OPERATIONS: Record<OperationName, { tag: Tag; description: string }> = {
+  createWebhook: {
+    tag: 'Webhooks',
+    description:
+      'Registers an endpoint for `message.received` (and/or `inbox.expired`) events of one inbox (`inbox_id`) or of every inbox ' +
+      'of the account. The answer holds the signing secret (`whsec_…`), shown only here. Deliveries carry `webhook-id`, ' +
+      '`webhook-timestamp` and `webhook-signature` (Standard Webhooks). 403 past the plan\'s webhook limit; 400 for a URL the ' +
+      'delivery rules refuse (on AWS: https only, no private, loopback or link-local address).',
+  },
+  listWebhooks: { tag: 'Webhooks', description: "The account's webhooks, newest first, paged like messages. Secrets are never shown again." },
+  getWebhook: { tag: 'Webhooks', description: 'One webhook; a disabled one (410 Gone, or a whole retry schedule failed) says why and when.' },
+  deleteWebhook: { tag: 'Webhooks', description: 'Deletes the webhook; pending deliveries are dropped.' },
+  testWebhook: { tag: 'Webhooks', description: 'Queues a `webhook.test` event to the endpoint now (202); its attempts show in the deliveries list.' },
+  listWebhookDeliveries: {
+    tag: 'Webhooks',
+    description: 'Recent delivery attempts, newest first: event id and type, attempt, time, response status or error, duration, next retry.',
+  },
   createInbox: {
     tag: 'Inboxes',
     description:
@@ -81,9 +98,16 @@ function errorResponses(route: Route, contract: RouteContract): Record<string, u
   }
   if (route.auth) {
     out['401'] = error('the X-API-Key header is missing or names no valid key');
-    out['403'] = error(`the key's plan has no API access (free)${route.name === 'createInbox' ? ", or ttl exceeds the plan's maximum" : ''}`);
+    const more = { createInbox: ", or ttl exceeds the plan's maximum", createWebhook: ", or the plan's webhook limit is reached" }[route.name as string] ?? '';
+    out['403'] = error(`the key's plan has no API access (free)${more}`);
   }
-  if (contract.params) out['404'] = error('the inbox or message does not exist, belongs to another account, or the inbox expired (`inbox expired: <id>`)');
+  if (contract.params) {
+    out['404'] = error(
+      route.path.startsWith('/v1/webhooks')
+        ? 'the webhook does not exist or belongs to another account'
+        : 'the inbox or message does not exist, belongs to another account, or the inbox expired (`inbox expired: <id>`)',
+    );
+  }
   out['405'] = error(`another method on this path; \`Allow\` lists those it supports (${allowedMethods(route.path).join(', ')})`, {
     Allow: { $ref: '#/components/headers/Allow' },
   });

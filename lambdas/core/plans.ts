@@ -11,15 +11,17 @@ export interface Plan {
   requests_per_minute: number;
   emails_per_day: number;
   max_ttl_seconds: number;
+  /** Webhooks an account may hold at once (POST /v1/webhooks past it is 403). */
+  max_webhooks: number;
 }
 
 const DAY = 86_400;
 
 export const BASE_PLANS: Readonly<Record<PlanName, Plan>> = {
-  free: { name: 'free', api_access: false, requests_per_minute: 0, emails_per_day: 0, max_ttl_seconds: 0 },
-  dev: { name: 'dev', api_access: true, requests_per_minute: 60, emails_per_day: 1_000, max_ttl_seconds: DAY },
-  startup: { name: 'startup', api_access: true, requests_per_minute: 300, emails_per_day: 10_000, max_ttl_seconds: 7 * DAY },
-  enterprise: { name: 'enterprise', api_access: true, requests_per_minute: 1_000, emails_per_day: 100_000, max_ttl_seconds: 30 * DAY },
+  free: { name: 'free', api_access: false, requests_per_minute: 0, emails_per_day: 0, max_ttl_seconds: 0, max_webhooks: 0 },
+  dev: { name: 'dev', api_access: true, requests_per_minute: 60, emails_per_day: 1_000, max_ttl_seconds: DAY, max_webhooks: 2 },
+  startup: { name: 'startup', api_access: true, requests_per_minute: 300, emails_per_day: 10_000, max_ttl_seconds: 7 * DAY, max_webhooks: 10 },
+  enterprise: { name: 'enterprise', api_access: true, requests_per_minute: 1_000, emails_per_day: 100_000, max_ttl_seconds: 30 * DAY, max_webhooks: 50 },
 };
 
 export const PAID_PLANS = PLAN_NAMES.filter((p) => BASE_PLANS[p].api_access);

@@ -1,5 +1,6 @@
 /** What the use cases need from storage, as small interfaces: DynamoDB and S3 adapters implement them. */
 import type { ApiKeyRecord, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from './model';
+import type { AttemptResult, DeliveryJob, DeliveryRecord, WebhookRecord } from './webhooks';
 
 export interface Page<T> {
   items: T[];
@@ -80,11 +81,74 @@ export interface SignedDownloads {
   open(path: string, query: URLSearchParams, nowMs: number): Promise<{ body: Buffer; headers: DownloadHeaders } | 'forbidden' | null>;
 }
 
+export interface WebhookStore {
+  /** Stores a new webhook unless the account holds `maxPerAccount` already (then false), atomically. */
+  putWebhook(hook: WebhookRecord, maxPerAccount: number): Promise<boolean>;
+  getWebhook(accountId: string, webhookId: string): Promise<WebhookRecord | null>;
+  /** By id, oldest first. */
+  listWebhooks(accountId: string, limit: number, after?: string): Promise<Page<WebhookRecord>>;
+  /** Every webhook of the account (at most the plan's limit): what an event is matched against. */
+  accountWebhooks(accountId: string): Promise<WebhookRecord[]>;
+  deleteWebhook(accountId: string, webhookId: string): Promise<boolean>;
+  /** Marks it disabled with a reason (first reason wins); false when it is gone. */
+  disableWebhook(accountId: string, webhookId: string, reason: string, atIso: string): Promise<boolean>;
+  /** One attempt's record; it expires after `keepSeconds`. */
+  putDelivery(delivery: DeliveryRecord, keepSeconds: number): Promise<void>;
+  /** Newest first, records past their expiry left out. */
+  listDeliveries(webhookId: string, limit: number, nowMs: number): Promise<DeliveryRecord[]>;
+  /**
+   * The local form's delivery queue (SQS on AWS): a job per event and webhook, keyed by event id, so that an event
+   * queued twice is one job. `putJobs` inserts new jobs and leaves existing ones alone; `rescheduleJob` replaces.
+   */
+  putJobs(jobs: DeliveryJob[]): Promise<void>;
+  rescheduleJob(job: DeliveryJob): Promise<void>;
+  deleteJob(eventId: string): Promise<void>;
+  /** Jobs due at `nowMs`, earliest first. */
+  dueJobs(nowMs: number, limit: number): Promise<DeliveryJob[]>;
+  /** When the earliest job is due (epoch ms), or null when none is pending. */
+  nextJobDue(): Promise<number | null>;
+}
+
+/** Seals webhook signing secrets for storage: a read of the table alone never gives them away. */
+export interface SecretBox {
+  /** `context` (the webhook's id and account) is bound to the sealed form: it opens only for the same webhook. */
+  seal(secret: string, context: Record<string, string>): Promise<string>;
+  open(sealed: string, context: Record<string, string>): Promise<string>;
+}
+
+/** Where deliveries wait for their next attempt: SQS with delays on AWS, the store's job table locally. */
+export interface DeliveryQueue {
+  enqueue(jobs: DeliveryJob[]): Promise<void>;
+  /** The attempt failed and another is due at `job.due_at_ms`. */
+  retry(job: DeliveryJob): Promise<void>;
+  /** Finished with (delivered, or given up). */
+  done(job: DeliveryJob): Promise<void>;
+  /** Past the schedule: kept for inspection (AWS: the dead-letter queue; locally the delivery records suffice). */
+  deadLetter(job: DeliveryJob): Promise<void>;
+}
+
+/** Makes one HTTP attempt, SSRF rules applied to the addresses it resolves. */
+export interface WebhookSender {
+  /** Why deliveries to this URL's host would be refused now (its name resolved), or null. */
+  vet(url: URL): Promise<string | null>;
+  post(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult>;
+}
+
+/**
+ * What happened, for webhooks: the local form's ingest and sweep report here (AWS reads the same facts from the
+ * table's stream instead, so there this is absent).
+ */
+export interface DomainEvents {
+  messageStored(message: MessageRecord, inbox: InboxRoute): Promise<void>;
+  inboxExpired(inbox: InboxRecord): Promise<void>;
+}
+
 /** Everything the use cases store, behind the ports above. */
 export interface Stores {
   inboxes: InboxStore;
   keys: KeyStore;
   blobs: BlobStore;
+  webhooks: WebhookStore;
   /** Present where links are signed by this process (the embedded store). */
   downloads?: SignedDownloads;
   /** Releases files and connections (the local stack's stop). */

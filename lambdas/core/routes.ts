@@ -8,7 +8,23 @@ import { MAX_ROUTE_TIMEOUT_SECONDS } from './limits';
  * `table:get` is GetItem alone; `bucket:*` act on inboxes' objects (`inboxes/`), `inbound:*` on the raw mail SES
  * drops (`inbound/`), which only ingest may touch.
  */
-export type Access = 'table:get' | 'table:read' | 'table:write' | 'bucket:read' | 'bucket:write' | 'bucket:delete' | 'inbound:read' | 'inbound:delete';
+export type Access =
+  | 'table:get'
+  | 'table:read'
+  | 'table:write'
+  | 'bucket:read'
+  | 'bucket:write'
+  | 'bucket:delete'
+  | 'inbound:read'
+  | 'inbound:delete'
+  /** Seal webhook signing secrets (KMS Encrypt on AWS; never Decrypt). */
+  | 'secrets:seal'
+  /** Open them (KMS Decrypt): the sender only. */
+  | 'secrets:open'
+  /** Queue webhook deliveries (SQS SendMessage on the delivery queue). */
+  | 'deliveries:send'
+  /** The dead-letter queue of deliveries (SQS SendMessage on it): the sender, for jobs past the schedule. */
+  | 'deliveries:dead-letter';
 
 export interface Route {
   /** Function and operation name. */
@@ -39,12 +55,26 @@ export const ROUTES: readonly Route[] = [
   { name: 'deleteMessage', method: 'DELETE', path: '/v1/inboxes/{inbox_id}/messages/{message_id}', handler: 'api/delete-message', auth: true, access: ['table:read', 'table:write', 'bucket:read', 'bucket:delete'], summary: 'Delete one message' },
   { name: 'getRawMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}/raw', handler: 'api/get-raw-message', auth: true, access: ['table:read', 'bucket:read'], summary: 'Get the original MIME message' },
   { name: 'listDomains', method: 'GET', path: '/v1/domains', handler: 'api/list-domains', auth: true, access: [], summary: 'List the domains inboxes can use' },
+  { name: 'createWebhook', method: 'POST', path: '/v1/webhooks', handler: 'api/create-webhook', auth: true, access: ['table:read', 'table:write', 'secrets:seal'], summary: 'Create a webhook (its signing secret is in this answer only)' },
+  { name: 'listWebhooks', method: 'GET', path: '/v1/webhooks', handler: 'api/list-webhooks', auth: true, access: ['table:read'], summary: "List the account's webhooks" },
+  { name: 'getWebhook', method: 'GET', path: '/v1/webhooks/{webhook_id}', handler: 'api/get-webhook', auth: true, access: ['table:read'], summary: 'Get a webhook (disabled ones say why)' },
+  { name: 'deleteWebhook', method: 'DELETE', path: '/v1/webhooks/{webhook_id}', handler: 'api/delete-webhook', auth: true, access: ['table:read', 'table:write'], summary: 'Delete a webhook' },
+  { name: 'testWebhook', method: 'POST', path: '/v1/webhooks/{webhook_id}/test', handler: 'api/test-webhook', auth: true, access: ['table:read', 'deliveries:send'], summary: 'Send a webhook.test event now' },
+  { name: 'listWebhookDeliveries', method: 'GET', path: '/v1/webhooks/{webhook_id}/deliveries', handler: 'api/list-webhook-deliveries', auth: true, access: ['table:read'], summary: 'Recent delivery attempts, newest first' },
   { name: 'getOpenApi', method: 'GET', path: '/v1/openapi.json', handler: 'api/get-openapi', auth: false, access: [], summary: 'This API as an OpenAPI 3.1 document' },
 ];
 
 /** The SES ingest function is not a route, but its access is stated here beside theirs. */
 export const INGEST_HANDLER = 'ingest/handler';
 export const INGEST_ACCESS: readonly Access[] = ['table:read', 'table:write', 'inbound:read', 'inbound:delete', 'bucket:read', 'bucket:write', 'bucket:delete'];
+/**
+ * Webhook delivery, not routes either: the dispatcher turns stored messages and expired inboxes (the table's
+ * stream on AWS) into deliveries; the sender makes each attempt and queues the retry.
+ */
+export const WEBHOOK_DISPATCHER_HANDLER = 'webhooks/dispatcher';
+export const WEBHOOK_DISPATCHER_ACCESS: readonly Access[] = ['table:read', 'deliveries:send'];
+export const WEBHOOK_SENDER_HANDLER = 'webhooks/sender';
+export const WEBHOOK_SENDER_ACCESS: readonly Access[] = ['table:read', 'table:write', 'secrets:open', 'deliveries:send', 'deliveries:dead-letter'];
 export const AUTHORIZER_HANDLER = 'api/authorizer';
 /** The authorizer reads one key record by its hash. */
 export const AUTHORIZER_ACCESS: readonly Access[] = ['table:get'];

@@ -164,3 +164,70 @@ export const WaitResult = named(
 export const Deleted = named(z.object({ deleted: z.literal(true) }), 'Deleted');
 export const Domains = named(z.object({ domains: z.array(z.string()) }), 'Domains');
 export const ErrorResponse = named(z.object({ error: z.object({ code: described(z.int().check(z.gte(400), z.lte(599)), 'the HTTP status'), message: z.string() }) }), 'Error');
+
+// --- webhooks (lambdas/core/webhooks.ts has the rules) ----------------------------------------------------------
+
+const webhookEvent = z.enum(['message.received', 'inbox.expired']);
+
+export const CreateWebhookBody = named(
+  z.strictObject({
+    url: z.string({ error: 'url must be a string' }),
+    inbox_id: z.optional(z.string({ error: 'inbox_id must be a string' })),
+    events: z.optional(
+      z.array(webhookEvent, { error: 'events must be a list of: message.received, inbox.expired' }).check(z.minLength(1, { error: 'events must name at least one event' })),
+    ),
+    description: z.optional(z.string({ error: 'description must be a string' }).check(z.maxLength(200, { error: 'description must be at most 200 characters' }))),
+  }),
+  'CreateWebhookRequest',
+);
+
+export const WebhookPath = z.object({ webhook_id: z.string() });
+
+export const ListWebhooksQuery = z.strictObject({
+  limit: z.optional(queryInteger('limit', 1, MAX_PAGE_SIZE, `webhooks per page, default ${DEFAULT_PAGE_SIZE}`)),
+  cursor: z.optional(z.string().check(z.maxLength(200))),
+});
+
+const webhookShape = {
+  id: z.string(),
+  url: z.string(),
+  inbox_id: described(z.nullable(z.string()), 'null: every inbox of the account'),
+  events: z.array(webhookEvent),
+  description: z.nullable(z.string()),
+  status: described(z.enum(['enabled', 'disabled']), 'disabled after 410 Gone or a whole failed retry schedule; disabled_reason says which'),
+  disabled_reason: z.nullable(z.string()),
+  disabled_at: z.nullable(timestamp),
+  created_at: timestamp,
+};
+
+export const Webhook = named(z.object(webhookShape), 'Webhook');
+
+export const WebhookCreated = named(
+  z.object({ ...webhookShape, secret: described(z.string(), 'the Standard Webhooks signing secret (whsec_…); shown in this answer only') }),
+  'WebhookCreated',
+);
+
+export const WebhookList = named(z.object({ webhooks: z.array(Webhook), next_cursor: z.optional(z.string()) }), 'WebhookList');
+
+export const WebhookTestQueued = named(
+  z.object({ event_id: described(z.string(), 'the webhook-id header of the delivery; its attempts show under deliveries'), queued: z.literal(true) }),
+  'WebhookTestQueued',
+);
+
+export const WebhookDelivery = named(
+  z.object({
+    event_id: z.string(),
+    event_type: z.enum(['message.received', 'inbox.expired', 'webhook.test']),
+    attempt: count(),
+    attempted_at: timestamp,
+    status: described(z.nullable(count()), "the receiver's HTTP status; null when it gave none (see error)"),
+    error: z.nullable(z.string()),
+    duration_ms: count(),
+    response_excerpt: described(z.nullable(z.string()), 'the first 256 bytes of the answer, nothing more is kept'),
+    outcome: z.enum(['delivered', 'retrying', 'failed', 'disabled']),
+    next_retry_at: z.nullable(timestamp),
+  }),
+  'WebhookDelivery',
+);
+
+export const WebhookDeliveries = named(z.object({ deliveries: z.array(WebhookDelivery) }), 'WebhookDeliveries');

@@ -3,6 +3,7 @@ import type { AwsStoreConfig } from '../config/app-config';
 import type { BlobStore, Stores } from '../core/ports';
 import { documentClient } from './clients';
 import { DynamoInboxStore } from './dynamo-inbox-store';
+import { DynamoWebhookStore } from './dynamo-webhook-store';
 import type { S3BlobStore } from './s3-blob-store';
 
 /**
@@ -33,6 +34,7 @@ class LazyBlobStore implements BlobStore {
 }
 
 export function awsStores(config: AwsStoreConfig): Stores {
-  const dynamo = new DynamoInboxStore(documentClient(config.endpoints?.dynamodb), config.table);
-  return { inboxes: dynamo, keys: dynamo, blobs: new LazyBlobStore(config.bucket, config.endpoints?.s3), close: async () => undefined };
+  const client = documentClient(config.endpoints?.dynamodb);
+  const dynamo = new DynamoInboxStore(client, config.table);
+  return { inboxes: dynamo, keys: dynamo, webhooks: new DynamoWebhookStore(client, config.table), blobs: new LazyBlobStore(config.bucket, config.endpoints?.s3), close: async () => undefined };
 }

@@ -22,6 +22,7 @@ import type { EmbeddedStoreConfig } from '../config/app-config';
 import { DependencyUnavailable } from '../core/errors';
 import type { ApiKeyRecord, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
 import { blobKeys, type BlobStore, type DownloadHeaders, type InboxStore, type KeyStore, type Page, type SignedDownloads, type Stores } from '../core/ports';
+import { SqliteWebhookStore } from './sqlite-webhook-store';
 
 // libsql ships no types of its own; better-sqlite3's API, of which we use this much.
 interface Statement {
@@ -108,8 +109,8 @@ interface PendingWrite {
   reject: (error: unknown) => void;
 }
 
-/** One database, its statements, and the group-commit queue. */
-class Engine {
+/** One database, its statements, and the group-commit queue (sqlite-webhook-store.ts writes through it too). */
+export class Engine {
   readonly db: Database;
   private queue: PendingWrite[] = [];
   private scheduled = false;
@@ -490,6 +491,7 @@ export function openEmbeddedStores(config: EmbeddedStoreConfig): Stores {
     inboxes,
     keys: inboxes,
     blobs,
+    webhooks: new SqliteWebhookStore(engine),
     downloads: blobs,
     async close() {
       // Let writes already queued commit first.

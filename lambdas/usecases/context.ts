@@ -7,18 +7,31 @@
  */
 import type { AppConfig, Settings } from '../config/app-config';
 import { configFromEnv } from '../config/app-config';
-import type { Stores } from '../core/ports';
+import type { DeliveryQueue, DomainEvents, SecretBox, Stores, WebhookSender } from '../core/ports';
+import { HttpWebhookSender } from '../webhooks/http-sender';
+import { SqsDeliveryQueue, StoreDeliveryQueue } from '../webhooks/queues';
+import { FileKeySecretBox, KmsSecretBox } from '../webhooks/secret-box';
+
+/** What webhook delivery runs on besides storage: the secret box, the delivery queue and the HTTP sender. */
+export interface WebhookRuntime {
+  secrets: SecretBox;
+  queue: DeliveryQueue;
+  sender: WebhookSender;
+}
 
 export interface AppContext {
   stores: Stores;
   settings: Settings;
   now: () => number;
+  webhooks: WebhookRuntime;
+  /** Set by the local stack (its dispatcher); absent on AWS, where the table's stream carries the same facts. */
+  events?: DomainEvents;
 }
 
 const EMBEDDED_ADAPTER = ['..', 'store', 'sqlite-store'].join('/');
 
 export function appContext(config: AppConfig, now: () => number = Date.now): AppContext {
-  const { domains, plans, downloadUrlSeconds } = config;
+  const { domains, plans, downloadUrlSeconds, webhooks } = config;
   let stores: Stores;
   if (config.store.kind === 'embedded') {
     // Required by a name esbuild does not follow: a deployed bundle carries neither this adapter nor its native
@@ -31,7 +44,16 @@ export function appContext(config: AppConfig, now: () => number = Date.now): App
     const { awsStores } = require('../store') as typeof import('../store');
     stores = awsStores(config.store);
   }
-  return { stores, settings: { domains, plans, downloadUrlSeconds }, now };
+  return { stores, settings: { domains, plans, downloadUrlSeconds, webhooks }, now, webhooks: webhookRuntime(config, stores) };
+}
+
+function webhookRuntime(config: AppConfig, stores: Stores): WebhookRuntime {
+  const { secrets, queue } = config.webhookRuntime;
+  return {
+    secrets: secrets.kind === 'file' ? new FileKeySecretBox(secrets.dataDir) : new KmsSecretBox(secrets.keyId),
+    queue: queue.kind === 'store' ? new StoreDeliveryQueue(stores.webhooks) : new SqsDeliveryQueue(queue.url, queue.deadLetterUrl),
+    sender: new HttpWebhookSender({ timeoutMs: config.webhooks.timeoutMs, allowPrivate: config.webhooks.allowPrivate }),
+  };
 }
 
 /**

@@ -70,6 +70,10 @@ export async function deleteInbox(ctx: AppContext, caller: Caller, inboxId: stri
 export async function sweepExpired(ctx: AppContext): Promise<number> {
   const cutoff = Math.floor(ctx.now() / 1000) - REMOVAL_GRACE_SECONDS;
   const expired = await ctx.stores.inboxes.inboxesExpiredBy(cutoff);
-  for (const inbox of expired) await removeInbox(ctx, inbox);
+  for (const inbox of expired) {
+    // Reported before the removal, so that a removal cut short is reported again by the next sweep (same event id).
+    await ctx.events?.inboxExpired(inbox);
+    await removeInbox(ctx, inbox);
+  }
   return expired.length;
 }

@@ -199,6 +199,9 @@ async function deliver(ctx: AppContext, mail: InboundMail): Promise<RecipientOut
       await ctx.stores.blobs.deletePrefix(blobKeys.message(inbox.id, messageId));
       outcomes.push({ recipient, outcome: result === 'quota' ? 'quota' : 'expired-inbox' });
     } else {
+      // Webhooks, in the local form (on AWS the table's stream reports the insert). A duplicate is reported again:
+      // the first report may have been cut off by the crash that made this a retry; its event id is the same.
+      await ctx.events?.messageStored(record, inbox);
       outcomes.push({ recipient, outcome: result, messageId });
     }
   }

@@ -82,7 +82,7 @@ function actionsOf(fn: { props: Record<string, any> }): string[] { // eslint-dis
 
 const expectedActions = (access: Parameters<typeof actionsFor>[0]) => {
   const a = actionsFor(access);
-  return [...a.table, ...Object.values(a.objects).flat(), ...(a.listPrefixes.length ? ['s3:ListBucket'] : [])].sort();
+  return [...a.table, ...Object.values(a.objects).flat(), ...(a.listPrefixes.length ? ['s3:ListBucket'] : []), ...a.key, ...a.queue, ...a.deadLetters].sort();
 };
 
 /** Every statement of a function's role policies. */
@@ -96,7 +96,7 @@ function statementsOf(fn: { props: Record<string, any> }): Record<string, any>[]
 describe('functions', () => {
   it('has exactly one function per route, plus the authorizer and ingest, all ARM64 on the pinned runtime', () => {
     const fns = ourFunctions();
-    expect(Object.keys(fns).sort()).toEqual([...ROUTES.map((r) => functionId(r.name)), 'Authorizer', 'Ingest', 'RuleSetActivationHandler'].sort());
+    expect(Object.keys(fns).sort()).toEqual([...ROUTES.map((r) => functionId(r.name)), 'Authorizer', 'Ingest', 'RuleSetActivationHandler', 'WebhooksDispatcher', 'WebhooksSender'].sort());
     expect(LAMBDA_RUNTIME.name).toBe('nodejs22.x');
     for (const [id, fn] of Object.entries(fns)) {
       if (id === 'RuleSetActivationHandler') continue; // deploy-time only: no table, bucket or domains
@@ -157,8 +157,10 @@ describe('functions', () => {
       'bucket:read': ['s3:GetObject'], 'bucket:write': ['s3:PutObject'], 'bucket:delete': ['s3:DeleteObject'],
       'inbound:read': ['s3:GetObject'], 'inbound:delete': ['s3:DeleteObject'],
     });
-    expect(actionsFor([])).toEqual({ table: [], objects: {}, listPrefixes: [] });
-    expect(actionsFor(['bucket:write'])).toEqual({ table: [], objects: { 'inboxes/': ['s3:PutObject'] }, listPrefixes: [] });
+    const none = { table: [], objects: {}, listPrefixes: [], key: [], queue: [], deadLetters: [] };
+    expect(actionsFor([])).toEqual(none);
+    expect(actionsFor(['bucket:write'])).toEqual({ ...none, objects: { 'inboxes/': ['s3:PutObject'] } });
+    expect(actionsFor(['secrets:seal', 'deliveries:send'])).toEqual({ ...none, key: ['kms:Encrypt'], queue: ['sqs:SendMessage'] });
     expect(actionsFor(['bucket:delete']).listPrefixes).toEqual(['inboxes/']);
     expect(actionsFor(['inbound:read', 'bucket:read']).objects).toEqual({ 'inbound/': ['s3:GetObject'], 'inboxes/': ['s3:GetObject'] });
   });

@@ -37,6 +37,7 @@ interface Operation {
 const stack = sharedStack();
 const ABSENT_INBOX = 'inbox_00000000000000000000';
 const ABSENT_MESSAGE = 'msg_00000000000000000000000000';
+const ABSENT_WEBHOOK = 'wh_00000000000000000000';
 /** Declared but not producible on a healthy local stack without fault injection. */
 const NOT_PRODUCIBLE_LOCALLY = new Set(['500']);
 
@@ -120,11 +121,14 @@ function op(id: string): Operation {
 }
 
 /** The operation's path with ids filled in (the absent ones unless given). */
-const pathOf = (o: Operation, ids: { inbox?: string; message?: string } = {}) =>
-  o.path.replace('{inbox_id}', ids.inbox ?? ABSENT_INBOX).replace('{message_id}', ids.message ?? ABSENT_MESSAGE);
+const pathOf = (o: Operation, ids: { inbox?: string; message?: string; webhook?: string } = {}) =>
+  o.path
+    .replace('{inbox_id}', ids.inbox ?? ABSENT_INBOX)
+    .replace('{message_id}', ids.message ?? ABSENT_MESSAGE)
+    .replace('{webhook_id}', ids.webhook ?? ABSENT_WEBHOOK);
 
 /** Calls an operation on a stack and validates the answer, which must have the expected status. */
-async function call(o: Operation, expected: number, options: { key?: string; body?: string; query?: string; ids?: { inbox?: string; message?: string }; baseUrl?: string } = {}) {
+async function call(o: Operation, expected: number, options: { key?: string; body?: string; query?: string; ids?: { inbox?: string; message?: string; webhook?: string }; baseUrl?: string } = {}) {
   const reply = await request(options.baseUrl ?? stack.apiUrl, o.method, `${pathOf(o, options.ids)}${options.query ?? ''}`, {
     key: options.key ?? (o.auth ? stack.keys.enterprise : undefined),
     body: options.body,
@@ -196,6 +200,13 @@ it('answers every success as declared', async () => {
   await call(op('getOpenApi'), 200);
   await call(op('deleteMessage'), 200, { ids: { inbox, message } });
   await call(op('deleteInbox'), 200, { ids: { inbox } });
+  // Webhooks (the local form allows a loopback endpoint; nothing needs to answer there for these calls).
+  const hook = JSON.parse((await call(op('createWebhook'), 201, { body: JSON.stringify({ url: 'http://127.0.0.1:9/openapi-hook' }) })).text);
+  await call(op('listWebhooks'), 200, { query: '?limit=5' });
+  await call(op('getWebhook'), 200, { ids: { webhook: hook.id } });
+  await call(op('testWebhook'), 202, { ids: { webhook: hook.id } });
+  await call(op('listWebhookDeliveries'), 200, { ids: { webhook: hook.id } });
+  await call(op('deleteWebhook'), 200, { ids: { webhook: hook.id } });
 }, 30_000);
 
 it('answers 400, 401, 403, 404, 405, 409 and 413 as declared', async () => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { appConfig } from '../../lambdas/config/app-config';
-import type { BlobStore, InboxStore, KeyStore } from '../../lambdas/core/ports';
+import type { BlobStore, InboxStore, KeyStore, WebhookStore } from '../../lambdas/core/ports';
 import { documentClient, standInSettings } from '../../lambdas/store/clients';
 import { keys } from '../../lambdas/store/dynamo-inbox-store';
 import { DATABASE_FILE } from '../../lambdas/store/sqlite-store';
@@ -25,6 +25,7 @@ export interface TestStores {
   inboxes: InboxStore;
   keys: KeyStore;
   blobs: BlobStore;
+  webhooks: WebhookStore;
   /** For the key use cases. */
   keyContext: KeyContext;
   /** The whole context on the stack's storage (for running handlers in the test process). */

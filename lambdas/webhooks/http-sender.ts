@@ -1,0 +1,128 @@
+/**
+ * The one HTTP attempt of a delivery, the same in both forms, with the SSRF rule applied where it cannot be
+ * raced: the host is resolved by our own lookup hook on the connection itself, every address it resolves to is
+ * checked (lambdas/core/webhooks.ts), and the socket connects to an address that passed. A name that pointed to a
+ * public address at creation and to 169.254.169.254 now fails this attempt; it is never fetched. Redirects are not
+ * followed (a 3xx is a failed attempt), nothing of the answer is read past a few KB, and the whole attempt is
+ * bounded by the timeout.
+ */
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import type { WebhookSender } from '../core/ports';
+import { forbiddenAddress, responseExcerpt, type AttemptResult } from '../core/webhooks';
+
+/** Read at most this much of an answer (only an excerpt is kept); the connection is dropped past it. */
+const MAX_READ_BYTES = 16 * 1024;
+export const USER_AGENT = 'TempMail-Webhooks/1.0 (+https://www.standardwebhooks.com)';
+
+export interface SenderOptions {
+  timeoutMs: number;
+  /** The local form's default: loopback and private addresses (and http) allowed. Never on AWS. */
+  allowPrivate: boolean;
+}
+
+class Refused extends Error {}
+
+/** dns.lookup, refusing the whole name when any address it resolves to is forbidden. */
+const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, '', 4);
+    const list = addresses as dns.LookupAddress[];
+    const bad = list.map((a) => forbiddenAddress(a.address)).find(Boolean);
+    if (bad || list.length === 0) return callback(new Refused(`refused: ${hostname} resolves to ${bad ?? 'no address'}`), '', 4);
+    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+    callback(null, list[0].address, list[0].family);
+  });
+};
+
+export class HttpWebhookSender implements WebhookSender {
+  private readonly agents: { http: http.Agent; https: https.Agent };
+
+  constructor(private readonly options: SenderOptions) {
+    const lookup = options.allowPrivate ? undefined : guardedLookup;
+    // Kept-alive connections: a receiver getting a stream of events is not handshaked again for each. A kept
+    // socket is already connected to a checked address.
+    const agentOptions = { keepAlive: true, maxSockets: 64, timeout: 4_000, ...(lookup ? { lookup } : {}) };
+    this.agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
+  }
+
+  async vet(url: URL): Promise<string | null> {
+    if (this.options.allowPrivate) return null;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host)) return forbiddenAddress(host);
+    try {
+      const addresses = await dns.promises.lookup(host, { all: true, verbatim: true });
+      if (addresses.length === 0) return `${host} does not resolve`;
+      const bad = addresses.map((a) => forbiddenAddress(a.address)).find(Boolean);
+      return bad ? `${host} resolves to ${bad}` : null;
+    } catch (error) {
+      return `${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+    }
+  }
+
+  post(target: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
+    const started = Date.now();
+    const took = () => Date.now() - started;
+    return new Promise<AttemptResult>((resolve) => {
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (result: AttemptResult) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(result);
+      };
+      let url: URL;
+      try {
+        url = new URL(target);
+      } catch {
+        return finish({ error: 'invalid url', durationMs: 0 });
+      }
+      if (!this.options.allowPrivate) {
+        if (url.protocol !== 'https:') return finish({ error: 'refused: only https URLs are delivered to', durationMs: 0 });
+        const host = url.hostname.replace(/^\[|\]$/g, '');
+        const literal = isIP(host) ? forbiddenAddress(host) : null;
+        if (literal) return finish({ error: `refused: ${literal}`, durationMs: 0 });
+      }
+      const client = url.protocol === 'https:' ? https : http;
+      const payload = Buffer.from(body, 'utf8');
+      const request = client.request(url, {
+        method: 'POST',
+        agent: url.protocol === 'https:' ? this.agents.https : this.agents.http,
+        headers: { 'Content-Type': 'application/json', 'User-Agent': USER_AGENT, 'Content-Length': String(payload.length), ...headers },
+      });
+      timer = setTimeout(() => {
+        request.destroy();
+        finish({ error: `timed out after ${this.options.timeoutMs} ms`, durationMs: took() });
+      }, this.options.timeoutMs);
+      request.on('response', (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const done = () => finish({ status: response.statusCode ?? 0, excerpt: responseExcerpt(Buffer.concat(chunks)), durationMs: took() });
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size <= MAX_READ_BYTES) chunks.push(chunk);
+          else {
+            done();
+            response.destroy();
+          }
+        });
+        response.on('end', done);
+        response.on('error', done);
+        response.on('aborted', done);
+      });
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        const refused = error instanceof Refused || /^refused:/.test(error.message);
+        finish({ error: refused ? error.message : `${error.code ?? 'error'}: ${error.message}`.slice(0, 200), durationMs: took() });
+      });
+      request.end(payload);
+    });
+  }
+
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Webhook delivery on AWS (the local form runs the same use cases in local/webhook-dispatcher.ts):
+ *   table stream (filtered: message inserts, inboxes removed by TTL) → dispatcher function → SQS delivery queue →
+ *   sender function (one attempt per job; retries go back on the queue with a delay) → the customer's endpoint.
+ * - A KMS key seals the signing secrets: the create route may only Encrypt, the sender only Decrypt.
+ * - The dead-letter queue holds jobs past the retry schedule (sent there by the sender, the webhook is disabled),
+ *   jobs the sender failed to run five times, and stream batches the dispatcher could not process; an alarm
+ *   watches its depth.
+ * - Delivery records expire through the table's TTL after seven days (lambdas/core/webhooks.ts).
+ * The SQS queues use SQS-managed encryption: no key policy to keep, no KMS call per message.
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { DELIVERY_TIMEOUT_MS } from '../lambdas/core/webhooks';
+import { WEBHOOK_DISPATCHER_ACCESS, WEBHOOK_DISPATCHER_HANDLER, WEBHOOK_SENDER_ACCESS, WEBHOOK_SENDER_HANDLER } from '../lambdas/core/routes';
+import { INBOX_SK, MESSAGE_SK_PREFIX, TTL_PRINCIPAL } from '../lambdas/webhooks/dispatcher';
+import { handlerFunction, type WebhookResources } from './functions';
+import { acknowledgeNag } from './nag';
+
+/** Jobs in one sender invocation, attempted in parallel. */
+export const SENDER_BATCH_SIZE = 10;
+/** One attempt's timeout plus room for the record, the retry and a KMS call. */
+export const SENDER_TIMEOUT_SECONDS = Math.ceil(DELIVERY_TIMEOUT_MS / 1000) + 10;
+/** Receives of one job before SQS moves it to the dead-letter queue (faults on our side only: an attempt that fails
+ * at the receiver is a new, delayed message, not a receive again). */
+export const SENDER_MAX_RECEIVES = 5;
+/** Sender functions running at once: bounds the outbound connections and what a flood of mail costs. */
+export const SENDER_MAX_CONCURRENCY = 20;
+
+export interface WebhooksProps {
+  table: dynamodb.ITableV2;
+  bucket: s3.IBucket;
+  domains: string[];
+  logRetention?: logs.RetentionDays;
+  removalPolicy?: RemovalPolicy;
+}
+
+export class Webhooks extends Construct implements WebhookResources {
+  readonly secretsKey: kms.Key;
+  readonly deliveries: sqs.Queue;
+  readonly deliveryDeadLetters: sqs.Queue;
+  readonly dispatcher: lambda.Function;
+  readonly sender: lambda.Function;
+  readonly deadLetterDepth: cloudwatch.Alarm;
+
+  constructor(scope: Construct, id: string, props: WebhooksProps) {
+    super(scope, id);
+    this.secretsKey = new kms.Key(this, 'SecretsKey', {
+      description: 'TempMail: seals webhook signing secrets (the create route encrypts, the sender decrypts)',
+      enableKeyRotation: true,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+    });
+    this.deliveryDeadLetters = new sqs.Queue(this, 'DeliveryDeadLetters', {
+      retentionPeriod: Duration.days(14),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    acknowledgeNag(this.deliveryDeadLetters, 'AwsSolutions-SQS3[webhook dead letters]', 'AwsSolutions-SQS3');
+    this.deliveries = new sqs.Queue(this, 'Deliveries', {
+      // AWS's advice for a queue that feeds a function: at least six times the function's timeout.
+      visibilityTimeout: Duration.seconds(6 * SENDER_TIMEOUT_SECONDS),
+      retentionPeriod: Duration.days(4),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: this.deliveryDeadLetters, maxReceiveCount: SENDER_MAX_RECEIVES },
+    });
+
+    const common = { table: props.table, bucket: props.bucket, domains: props.domains, logRetention: props.logRetention, webhooks: this };
+    this.dispatcher = handlerFunction(this, 'Dispatcher', {
+      ...common,
+      handler: WEBHOOK_DISPATCHER_HANDLER,
+      access: WEBHOOK_DISPATCHER_ACCESS,
+      timeoutSeconds: 30,
+      service: 'webhook-dispatcher',
+    });
+    this.dispatcher.addEventSource(
+      new DynamoEventSource(props.table, {
+        startingPosition: lambda.StartingPosition.LATEST,
+        batchSize: 100,
+        bisectBatchOnError: true,
+        retryAttempts: 10,
+        reportBatchItemFailures: true,
+        onFailure: new SqsDlq(this.deliveryDeadLetters),
+        // Only what can become an event reaches (and bills) the function: message inserts, and inbox items
+        // deleted by DynamoDB's TTL (not by DELETE /v1/inboxes, which is no expiry).
+        filters: [
+          lambda.FilterCriteria.filter({ eventName: lambda.FilterRule.isEqual('INSERT'), dynamodb: { Keys: { sk: { S: lambda.FilterRule.beginsWith(MESSAGE_SK_PREFIX) } } } }),
+          lambda.FilterCriteria.filter({
+            eventName: lambda.FilterRule.isEqual('REMOVE'),
+            userIdentity: { type: lambda.FilterRule.isEqual('Service'), principalId: lambda.FilterRule.isEqual(TTL_PRINCIPAL) },
+            dynamodb: { Keys: { sk: { S: lambda.FilterRule.isEqual(INBOX_SK) } } },
+          }),
+        ],
+      }),
+    );
+
+    this.sender = handlerFunction(this, 'Sender', {
+      ...common,
+      handler: WEBHOOK_SENDER_HANDLER,
+      access: WEBHOOK_SENDER_ACCESS,
+      timeoutSeconds: SENDER_TIMEOUT_SECONDS,
+      service: 'webhook-sender',
+    });
+    this.sender.addEventSource(
+      new SqsEventSource(this.deliveries, { batchSize: SENDER_BATCH_SIZE, reportBatchItemFailures: true, maxConcurrency: SENDER_MAX_CONCURRENCY }),
+    );
+
+    this.deadLetterDepth = new cloudwatch.Alarm(this, 'DeadLetterDepth', {
+      metric: this.deliveryDeadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription:
+        'Webhook deliveries are in the dead-letter queue: jobs past the retry schedule (their webhook is disabled; GET /v1/webhooks/{id} says why), jobs the sender failed to run (see its logs), or stream batches the dispatcher failed on',
+    });
+  }
+}
