@@ -25,6 +25,8 @@ export interface ObservabilityProps {
   api5xxThreshold?: number;
   /** Subscribed to the alarm topic (SNS asks the address to confirm). */
   alarmEmail?: string;
+  /** Alarms other constructs own (the webhook dead-letter queue's), notified through the same topic. */
+  moreAlarms?: cloudwatch.Alarm[];
 }
 
 /** The metric names lambdas/ingest/handler.ts emits. */
@@ -77,7 +79,7 @@ export class Observability extends Construct {
       (DEAD_LETTER_RETENTION_DAYS / 2) * 86_400,
       `A dead letter has waited ${DEAD_LETTER_RETENTION_DAYS / 2} days: run tempmail replay within ${DEAD_LETTER_RETENTION_DAYS / 2} more days, or SQS drops it (the raw mail stays in inbound/ until the bucket lifecycle expires it)`,
     );
-    this.alarms = [this.api5xx, this.ingestErrors, this.deadLetterDepth, this.deadLetterAge];
+    this.alarms = [this.api5xx, this.ingestErrors, this.deadLetterDepth, this.deadLetterAge, ...(props.moreAlarms ?? [])];
 
     this.alarmTopic = new sns.Topic(this, 'AlarmTopic', { displayName: 'TempMail alarms', enforceSSL: true });
     acknowledgeNag(this.alarmTopic, 'AwsSolutions-SNS2');

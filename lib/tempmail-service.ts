@@ -81,6 +81,7 @@ export class TempMailService extends Construct {
       ingestFunction: this.mail.ingestFunction,
       deadLetters: this.mail.deadLetters,
       alarmEmail: props.alarmEmail,
+      moreAlarms: [this.webhooks.deadLetterDepth],
     });
 
     if (props.outputs === false) return;

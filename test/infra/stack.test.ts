@@ -340,7 +340,7 @@ describe('mail ingest', () => {
 
   it('notifies an SNS topic from every alarm (in alarm and back to OK), with the e-mail subscription from context', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm') as Record<string, Resource>).map((r) => r.Properties);
-    expect(alarms).toHaveLength(4);
+    expect(alarms).toHaveLength(5); // API 5xx, ingest errors, ingest dead letters (depth, age), webhook dead letters
     const topic = Object.keys(template.findResources('AWS::SNS::Topic'));
     expect(topic).toHaveLength(1);
     for (const alarm of alarms) {

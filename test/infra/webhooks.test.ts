@@ -22,7 +22,7 @@ const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-cdk-webhooks-'));
 beforeAll(() => {
   const { app, stack } = createApp({
     outdir,
-    context: { 'tempmail:domains': ['mail.example.com', 'inbox.example.com', 'box.example.com'], 'aws:cdk:bundling-stacks': [] },
+    context: { 'tempmail:domains': ['mail.tempmail.test', 'inbox.tempmail.test', 'box.tempmail.test'], 'aws:cdk:bundling-stacks': [] },
   });
   app.synth(); // throws on any unacknowledged cdk-nag finding
   template = Template.fromStack(stack);
