@@ -213,7 +213,14 @@ export class LocalMailServer {
     const { ctx } = this.options;
     const steps: [string, () => Promise<unknown>][] = [
       // Once stored, the store's day count includes the mail: its reservation goes at once.
-      ['ingest', () => ingestInbound(ctx, envelope).then(stored)],
+      [
+        'ingest',
+        () =>
+          ingestInbound(ctx, envelope).then((outcomes) => {
+            for (const o of outcomes) if (o.degraded) this.options.log(`[smtp] ${envelope.mailId} stored degraded as ${o.messageId}: ${o.degraded}`);
+            stored();
+          }),
+      ],
       ['clean-up', () => finishInbound(ctx, envelope)],
     ];
     let slot: (() => void) | undefined = release;
