@@ -41,6 +41,7 @@ const jsonHeaders = (requestId: string, extra: Record<string, string> = {}) => (
   'Content-Type': 'application/json; charset=utf-8',
   'X-Request-Id': requestId,
   'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
   ...extra,
 });
 
@@ -102,7 +103,8 @@ export function apiHandler<P = Record<string, never>, Q = Record<string, never>,
       if ('bytes' in result) {
         return {
           statusCode: result.status,
-          headers: { 'Content-Type': result.contentType, 'X-Request-Id': requestId, ...result.headers },
+          // Stored mail is data: never let a browser sniff it into a page.
+          headers: { 'Content-Type': result.contentType, 'X-Request-Id': requestId, 'X-Content-Type-Options': 'nosniff', ...result.headers },
           body: result.bytes.toString('base64'),
           isBase64Encoded: true,
         };
