@@ -219,7 +219,10 @@ export class LocalMailServer {
         'ingest',
         () =>
           ingestInbound(ctx, envelope).then((outcomes) => {
-            for (const o of outcomes) if (o.degraded) this.options.log(`[smtp] ${envelope.mailId} stored degraded as ${o.messageId}: ${o.degraded}`);
+            for (const o of outcomes) {
+              if (o.degraded) this.options.log(`[smtp] ${envelope.mailId} stored degraded as ${o.messageId}: ${o.degraded}`);
+              else if (o.outcome !== 'stored' && o.outcome !== 'duplicate') this.options.log(`[smtp] ${envelope.mailId} for ${o.recipient} dropped (${o.outcome})`);
+            }
             stored();
           }),
       ],
