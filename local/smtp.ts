@@ -77,6 +77,9 @@ export class LocalMailServer {
       banner: 'TempMail local SMTP (SES stand-in)',
       authOptional: true,
       disabledCommands: ['AUTH', 'STARTTLS'],
+      // No reverse DNS per connection: nothing uses the client's host name, and a lookup without an answer held
+      // the greeting for up to 1.5 s (long enough for a short idle timeout to close the session before its EHLO).
+      disableReverseLookup: true,
       size: MAX_MESSAGE_BYTES,
       maxClients: MAX_CLIENTS,
       socketTimeout: options.socketTimeoutMs,

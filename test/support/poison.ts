@@ -52,7 +52,7 @@ export async function rawClient(port: number, localAddress = '127.0.0.1') {
     }
   });
   socket.once('close', () => waiters.splice(0).forEach((w) => w('closed')));
-  const next = () => new Promise<string>((resolve) => waiters.push(resolve));
+  const next = () => new Promise<string>((resolve) => (socket.destroyed ? resolve('closed') : waiters.push(resolve)));
   const greeting = await next();
   return {
     greeting,
