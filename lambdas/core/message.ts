@@ -30,7 +30,7 @@ export function boundedLinks(links: string[]): { links: string[]; links_truncate
 export function boundedHeaders(headers: MailHeader[], count: number): { headers: MailHeader[]; headers_truncated: boolean } {
   let valueCut = false;
   const kept = headers.slice(0, MESSAGE_CAPS.headers).map((h) => {
-    if (h.value.length <= MESSAGE_CAPS.headerValueChars) return h;
+    if (h.value.length <= MESSAGE_CAPS.headerValueChars && h.name.length <= 200) return h;
     valueCut = true;
     return { name: cut(h.name, 200), value: cut(h.value, MESSAGE_CAPS.headerValueChars) };
   });
