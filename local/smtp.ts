@@ -5,9 +5,13 @@
  * got a 250 is never lost.
  *
  * It defends itself the way a mail server facing strangers must: SIZE is enforced while the data streams (bytes past
- * the limit are read and dropped, never kept), each client address may hold a bounded number of connections, and a
+ * the limit are read and dropped, never kept; past 1 MB a message waits in a temporary file, not in memory), each client address may hold a bounded number of connections, and a
  * session that sends no mail for the idle time is closed however many NOOPs it sends.
  */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { DependencyUnavailable } from '../lambdas/core/errors';
 import { MAX_MESSAGE_BYTES, MAX_RECIPIENTS } from '../lambdas/core/limits';
@@ -76,6 +80,9 @@ export class LocalMailServer {
       banner: 'TempMail local SMTP (SES stand-in)',
       authOptional: true,
       disabledCommands: ['AUTH', 'STARTTLS'],
+      // No reverse DNS per connection: nothing uses the client's host name, and a lookup without an answer held
+      // the greeting for up to 1.5 s (long enough for a short idle timeout to close the session before its EHLO).
+      disableReverseLookup: true,
       size: MAX_MESSAGE_BYTES,
       maxClients: MAX_CLIENTS,
       socketTimeout: options.socketTimeoutMs,
@@ -111,12 +118,17 @@ export class LocalMailServer {
         );
       },
       onData: (stream, session, callback) => {
+        // A session sending data is not idle, however long a large message takes (the socket timeout still holds).
+        this.lastMail.set(session.id, Infinity);
         this.accept(stream, session).then(
           () => {
             this.lastMail.set(session.id, Date.now());
             callback(null, 'Ok: queued');
           },
-          (error: Error) => callback(asSmtpError(error)),
+          (error: Error) => {
+            this.lastMail.set(session.id, Date.now());
+            callback(asSmtpError(error));
+          },
         );
       },
     });
@@ -162,15 +174,7 @@ export class LocalMailServer {
 
   /** Reads the data (keeping at most the size limit), reserves the recipients' quota, stores it durably. */
   private async accept(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<void> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of stream) {
-      this.lastMail.set(session.id, Date.now());
-      size += (chunk as Buffer).length;
-      if (size <= MAX_MESSAGE_BYTES) chunks.push(chunk as Buffer);
-    }
-    if (stream.sizeExceeded || size > MAX_MESSAGE_BYTES) throw new SmtpReply(552, '5.3.4 Message exceeds the 40 MB limit');
-    const raw = Buffer.concat(chunks);
+    const raw = await readData(stream);
     const { ctx } = this.options;
     const envelope: Envelope = {
       mailId: newMailId(ctx.now()),
@@ -218,7 +222,17 @@ export class LocalMailServer {
     const { ctx } = this.options;
     const steps: [string, () => Promise<unknown>][] = [
       // Once stored, the store's day count includes the mail: its reservation goes at once.
-      ['ingest', () => ingestInbound(ctx, envelope).then(stored)],
+      [
+        'ingest',
+        () =>
+          ingestInbound(ctx, envelope).then((outcomes) => {
+            for (const o of outcomes) {
+              if (o.degraded) this.options.log(`[smtp] ${envelope.mailId} stored degraded as ${o.messageId}: ${o.degraded}`);
+              else if (o.outcome !== 'stored' && o.outcome !== 'duplicate') this.options.log(`[smtp] ${envelope.mailId} for ${o.recipient} dropped (${o.outcome})`);
+            }
+            stored();
+          }),
+      ],
       ['clean-up', () => finishInbound(ctx, envelope)],
     ];
     let slot: (() => void) | undefined = release;
@@ -267,6 +281,42 @@ export class LocalMailServer {
   /** Resolves when every accepted mail has been ingested (tests and benchmarks). */
   async drain(): Promise<void> {
     while (this.pending.size) await Promise.all([...this.pending.values()]);
+  }
+}
+
+/** Data kept in memory per message; past this it is spooled to a temporary file until the end of DATA. */
+const IN_MEMORY_DATA_BYTES = 1024 * 1024;
+
+/**
+ * The message data, read to its end whatever its size: the first MB in memory, the rest (up to the size limit) in a
+ * temporary file, and nothing past the limit, so that senders of oversized data cost a bounded amount of memory
+ * each (3 parallel 300 MB DATA once took the process to 1 GB). 552 once the data has ended beyond the limit.
+ */
+async function readData(stream: SMTPServerDataStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let spool: { path: string; file: fs.FileHandle } | undefined;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_MESSAGE_BYTES) continue; // read and dropped
+      if (!spool && size > IN_MEMORY_DATA_BYTES) {
+        const file = path.join(os.tmpdir(), `tempmail-smtp-${process.pid}-${randomBytes(8).toString('hex')}`);
+        spool = { path: file, file: await fs.open(file, 'wx', 0o600) };
+        for (const kept of chunks.splice(0)) await spool.file.write(kept);
+      }
+      if (spool) await spool.file.write(chunk);
+      else chunks.push(chunk);
+    }
+    if (stream.sizeExceeded || size > MAX_MESSAGE_BYTES) throw new SmtpReply(552, '5.3.4 Message exceeds the 40 MB limit');
+    if (!spool) return Buffer.concat(chunks);
+    await spool.file.close();
+    return await fs.readFile(spool.path);
+  } finally {
+    if (spool) {
+      await spool.file.close().catch(() => undefined);
+      await fs.rm(spool.path, { force: true });
+    }
   }
 }
 

@@ -58,17 +58,32 @@ export interface Message {
   from: string;
   from_name: string | null;
   to: string;
+  /** Cc and Reply-To addresses (at most 100 each). */
+  cc: string[];
+  reply_to: string[];
   subject: string;
+  /** The text/plain part, or text derived from the HTML when the mail has none. */
   text: string;
   html: string;
   received_at: string;
   size: number;
+  message_id: string | null;
+  in_reply_to: string | null;
+  /** In MIME order, at most 100; `attachment_count` is the mail's number, `attachments_truncated` flags a cut. */
   attachments: Attachment[];
+  attachment_count: number;
+  attachments_truncated: boolean;
   /** Verification codes found in subject and text, most likely first. */
   codes: string[];
-  /** http(s) links of the HTML and text, in order, de-duplicated. */
+  /** http(s) links of the HTML and text, in order, de-duplicated (at most 1,000; `links_truncated` flags a cut). */
   links: string[];
+  links_truncated: boolean;
+  /** Every header field in order, values decoded (at most 500). */
+  headers: { name: string; value: string }[];
+  headers_truncated: boolean;
   auth: { spf: Verdict; dkim: Verdict; dmarc: Verdict; spam: Verdict; virus: Verdict };
+  /** Set when the mail could not be parsed or stored in full (its headers and plain text are kept). */
+  parse_error: string | null;
 }
 
 export interface WaitResult {

@@ -10,6 +10,27 @@ export function normalizeUsername(username: string): string | null {
   return USERNAME_PATTERN.test(username) ? username.toLowerCase() : null;
 }
 
+/**
+ * Local parts nobody may create, on any domain: certificate authorities send domain-validation mail to admin@,
+ * administrator@, webmaster@, hostmaster@ and postmaster@ (CA/Browser Forum Baseline Requirements 3.2.2.4.4), RFC 2142
+ * names the role mailboxes of a domain's operators, and mail systems answer from mailer-daemon@ and no-reply@. Whoever
+ * held one of these on our domains could receive mail meant for the service's operator. Compared without ".", "_"
+ * and "-", so that "post.master" and "no_reply" are the same names.
+ */
+const RESERVED_LOCAL_PARTS = new Map<string, string>([
+  ...['admin', 'administrator', 'webmaster', 'hostmaster', 'postmaster'].map((n) => [n, 'certificate authorities send domain-validation mail to it'] as const),
+  ...['abuse', 'noc', 'security', 'usenet', 'news', 'www', 'uucp', 'ftp', 'root', 'sysadmin', 'ssladmin', 'ssladministrator'].map(
+    (n) => [n, "it is a mailbox of the domain's operators (RFC 2142)"] as const,
+  ),
+  ...['mailerdaemon', 'noreply', 'donotreply', 'noresponse'].map((n) => [n, 'mail systems send from it'] as const),
+]);
+
+/** Why a (normalized) username may not be created, or null when it may. */
+export function reservedUsername(username: string): string | null {
+  const reason = RESERVED_LOCAL_PARTS.get(username.replace(/[._-]/g, ''));
+  return reason ? `username "${username}" is reserved: ${reason}` : null;
+}
+
 /** The configured domains, lower-case, the first being the default. */
 export function parseDomains(value: string | undefined): string[] {
   const domains = (value ?? 'tempmail.local,inbox.test,mailbox.test')

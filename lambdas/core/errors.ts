@@ -36,3 +36,32 @@ export class DependencyUnavailable extends Error {
     this.name = 'DependencyUnavailable';
   }
 }
+
+const TRANSIENT_NAMES = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'TransactionConflictException',
+  'InternalServerError',
+  'InternalError',
+  'ServiceUnavailable',
+  'SlowDown',
+  'TimeoutError',
+  'RequestTimeout',
+]);
+const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * Whether a failure may go away by itself (a dependency down, throttled, a network fault, a transaction that
+ * conflicted): worth retrying. Anything else — a mail that cannot be parsed, an item that will never fit — fails the
+ * same way every time, so ingest stores a degraded message instead of retrying it into the dead-letter queue.
+ */
+export function isTransient(error: unknown): boolean {
+  const e = error as { name?: string; code?: string; $retryable?: unknown; $metadata?: { httpStatusCode?: number }; CancellationReasons?: { Code?: string }[]; cause?: unknown };
+  if (!e || typeof e !== 'object') return false;
+  if (error instanceof DependencyUnavailable) return true;
+  if ((e.name && TRANSIENT_NAMES.has(e.name)) || (e.code && NETWORK_CODES.has(e.code)) || e.$retryable) return true;
+  if (e.name === 'TransactionCanceledException') return (e.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict' || r.Code === 'ThrottlingError');
+  if ((e.$metadata?.httpStatusCode ?? 0) >= 500) return true;
+  return e.cause !== undefined && e.cause !== error ? isTransient(e.cause) : false;
+}

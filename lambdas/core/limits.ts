@@ -16,5 +16,36 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
 /** Recipients per SMTP transaction. */
 export const MAX_RECIPIENTS = 100;
-/** Bodies larger than this go to the bucket instead of the message item (DynamoDB items stop at 400 KB). */
-export const INLINE_BODY_BYTES = 100 * 1024;
+/**
+ * A message's detail (bodies, lists, headers) stays in its item while it serializes to at most this many bytes;
+ * otherwise it goes to the message's body object in the bucket. With the capped summary fields below an item stays
+ * under about 110 KB, whatever the mail holds (DynamoDB items stop at 400 KB).
+ */
+export const INLINE_DETAIL_BYTES = 100 * 1024;
+
+/**
+ * What a stored message keeps of a mail at most; the raw mail (GET …/raw) always keeps everything. Summary fields
+ * are cut in lists and items; the message itself has the whole subject and from name (from its body object).
+ */
+export const MESSAGE_CAPS = {
+  /** Subject in lists (and wait matching); the message has it whole. */
+  summarySubjectChars: 1_000,
+  /** From name in lists; the message has it whole. */
+  summaryFromNameChars: 200,
+  /** An e-mail address longer than RFC 5321's 320 characters is cut. */
+  addressChars: 320,
+  /** Links listed (`links_truncated` says more were found). */
+  links: 1_000,
+  /** Longest link kept; longer ones are left out. */
+  linkChars: 2_000,
+  /** Attachments stored and listed, in MIME order (`attachment_count` is the mail's number). */
+  attachments: 100,
+  /** An attachment's file name is cut to this many characters, its extension kept. */
+  filenameChars: 255,
+  /** Headers listed, in order (`headers_truncated` says more were there, or a value was cut). */
+  headers: 500,
+  /** Characters of one header value in `headers` (the subject field has the subject whole). */
+  headerValueChars: 2_000,
+  /** Addresses in `cc` and `reply_to`. */
+  addresses: 100,
+} as const;

@@ -59,16 +59,47 @@ export interface MessageSummary {
   size: number;
 }
 
-export interface MessageRecord extends MessageSummary {
-  inbox_id: string;
-  to: string;
-  /** Bodies inline when small; otherwise `body_key` names a JSON object `{text, html}` in the bucket. */
-  text?: string;
-  html?: string;
-  body_key?: string;
+export interface MailHeader {
+  name: string;
+  value: string;
+}
+
+/**
+ * What a message holds beyond its summary: bounded by MESSAGE_CAPS (core/limits.ts), and kept in the message item
+ * when it is small, else in the message's body object (core/message.ts decides).
+ */
+export interface MessageDetail {
+  text: string;
+  html: string;
   attachments: AttachmentRecord[];
+  /** Attachments the mail has; more than `attachments` lists when it was cut. */
+  attachment_count: number;
   codes: string[];
   links: string[];
+  links_truncated: boolean;
+  cc: string[];
+  reply_to: string[];
+  message_id: string | null;
+  in_reply_to: string | null;
+  headers: MailHeader[];
+  /** Headers left out or a header value cut. */
+  headers_truncated: boolean;
+  /** Set when the mail could not be parsed or stored in full, and was stored in a degraded form (see README). */
+  parse_error: string | null;
+  /** The whole subject / from name, present only when the summary's are cut. */
+  full_subject?: string;
+  full_from_name?: string;
+}
+
+/**
+ * The stored message: its summary (capped) and fixed fields, and either the detail inline or `body_key`, which
+ * names a JSON object in the bucket holding the detail. Records written before the detail was bounded keep
+ * `attachments`, `codes` and `links` inline and only `{text, html}` in the body object; readers merge both.
+ */
+export interface MessageRecord extends MessageSummary, Partial<MessageDetail> {
+  inbox_id: string;
+  to: string;
+  body_key?: string;
   auth: AuthVerdicts;
   raw_key: string;
 }

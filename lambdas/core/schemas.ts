@@ -8,7 +8,7 @@ import en from 'zod/v4/locales/en.js';
 import { USERNAME_PATTERN, USERNAME_RULE } from './address';
 import { MESSAGE_ID } from './ids';
 import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS } from './inbox';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_WAIT_SECONDS, DEFAULT_WAIT_SECONDS } from './limits';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_WAIT_SECONDS, DEFAULT_WAIT_SECONDS, MESSAGE_CAPS } from './limits';
 
 // Full zod registers its English messages; zod/mini leaves every check without its own `error` saying "Invalid input".
 z.config(en());
@@ -110,7 +110,7 @@ export const MessageSummary = named(
     id: z.string(),
     from: z.string(),
     from_name: z.nullable(z.string()),
-    subject: z.string(),
+    subject: described(z.string(), `cut at ${MESSAGE_CAPS.summarySubjectChars} characters in lists (the message has it whole)`),
     received_at: timestamp,
     size: described(count(), 'bytes of the raw MIME message'),
   }),
@@ -136,21 +136,42 @@ export const Attachment = named(
 
 const verdict = z.enum(['PASS', 'FAIL', 'GRAY', 'PROCESSING_FAILED', 'DISABLED']);
 
+const cut = (what: string) => `${what}; the raw message (GET …/raw) always has everything`;
+
 export const Message = named(
   z.object({
     id: z.string(),
     from: z.string(),
     from_name: z.nullable(z.string()),
     to: z.string(),
+    cc: described(z.array(z.string()), cut(`Cc addresses, at most ${MESSAGE_CAPS.addresses}`)),
+    reply_to: described(z.array(z.string()), cut(`Reply-To addresses, at most ${MESSAGE_CAPS.addresses}`)),
     subject: z.string(),
-    text: z.string(),
+    text: described(z.string(), 'the text/plain part, or text derived from the HTML when the mail has none'),
     html: z.string(),
     received_at: timestamp,
     size: count(),
-    attachments: z.array(Attachment),
+    message_id: described(z.nullable(z.string()), 'the Message-ID header'),
+    in_reply_to: described(z.nullable(z.string()), 'the In-Reply-To header'),
+    attachments: described(z.array(Attachment), cut(`in MIME order, at most ${MESSAGE_CAPS.attachments}`)),
+    attachment_count: described(count(), 'attachments the mail has (more than listed when attachments_truncated)'),
+    attachments_truncated: z.boolean(),
     codes: described(z.array(z.string()), 'verification codes found in subject and text, most likely first'),
-    links: described(z.array(z.string()), 'http(s) links of the HTML and text, in order, de-duplicated'),
+    links: described(
+      z.array(z.string()),
+      cut(`http(s) links of the HTML and text, in order, de-duplicated; at most ${MESSAGE_CAPS.links}, none longer than ${MESSAGE_CAPS.linkChars} characters`),
+    ),
+    links_truncated: described(z.boolean(), 'links were left out'),
+    headers: described(
+      z.array(z.object({ name: z.string(), value: z.string() })),
+      cut(`the header fields in order, values decoded; at most ${MESSAGE_CAPS.headers}, each value cut at ${MESSAGE_CAPS.headerValueChars} characters`),
+    ),
+    headers_truncated: described(z.boolean(), 'header fields were left out or a value was cut'),
     auth: z.object({ spf: verdict, dkim: verdict, dmarc: verdict, spam: verdict, virus: verdict }),
+    parse_error: described(
+      z.nullable(z.string()),
+      'set when the mail could not be parsed or stored in full: the message then holds its headers and its body as plain text, and no attachments',
+    ),
   }),
   'Message',
 );

@@ -1,5 +1,5 @@
 /** Response shapes, field for field as the specification names them. */
-import type { AttachmentRecord, InboxRecord, MessageRecord, MessageSummary } from './model';
+import type { AttachmentRecord, InboxRecord, MessageDetail, MessageRecord, MessageSummary } from './model';
 
 export const inboxCreatedView = (inbox: InboxRecord) => ({
   id: inbox.id,
@@ -36,18 +36,29 @@ export const attachmentView = (a: AttachmentRecord, downloadUrl: string) => ({
   download_url: downloadUrl,
 });
 
-export const messageView = (m: MessageRecord, body: { text: string; html: string }, downloadUrls: string[]) => ({
+/** A message in full: its summary fields whole, its detail (see core/message.ts), a download link per attachment. */
+export const messageView = (m: MessageRecord, detail: MessageDetail, downloadUrls: string[]) => ({
   id: m.id,
   from: m.from,
-  from_name: m.from_name ?? null,
+  from_name: detail.full_from_name ?? m.from_name ?? null,
   to: m.to,
-  subject: m.subject,
-  text: body.text,
-  html: body.html,
+  cc: detail.cc,
+  reply_to: detail.reply_to,
+  subject: detail.full_subject ?? m.subject,
+  text: detail.text,
+  html: detail.html,
   received_at: m.received_at,
   size: m.size,
-  attachments: m.attachments.map((a, i) => attachmentView(a, downloadUrls[i])),
-  codes: m.codes,
-  links: m.links,
+  message_id: detail.message_id,
+  in_reply_to: detail.in_reply_to,
+  attachments: detail.attachments.map((a, i) => attachmentView(a, downloadUrls[i])),
+  attachment_count: detail.attachment_count,
+  attachments_truncated: detail.attachment_count > detail.attachments.length,
+  codes: detail.codes,
+  links: detail.links,
+  links_truncated: detail.links_truncated,
+  headers: detail.headers,
+  headers_truncated: detail.headers_truncated,
   auth: m.auth,
+  parse_error: detail.parse_error,
 });

@@ -265,9 +265,9 @@ export function messageReceivedPayload(message: MessageRecord, apiUrl: string | 
       subject: message.subject,
       received_at: message.received_at,
       size: message.size,
-      codes: message.codes.slice(0, MAX_LISTED),
-      links: message.links.slice(0, MAX_LISTED),
-      attachments: message.attachments.length,
+      codes: (message.codes ?? []).slice(0, MAX_LISTED),
+      links: (message.links ?? []).slice(0, MAX_LISTED),
+      attachments: message.attachment_count ?? message.attachments?.length ?? 0,
       url: apiUrl ? `${apiUrl.replace(/\/$/, '')}${path}` : path,
     },
   });

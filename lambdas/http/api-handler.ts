@@ -43,6 +43,7 @@ const jsonHeaders = (requestId: string, extra: Record<string, string> = {}) => (
   'Content-Type': 'application/json; charset=utf-8',
   'X-Request-Id': requestId,
   'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
   ...extra,
 });
 

@@ -1,7 +1,8 @@
 /**
  * The SES receipt rule's Lambda action (Event invocation), run after the S3 action stored the raw mail.
- * Drops (unknown inbox, quota …) are metrics, not errors; storage failures throw so that Lambda retries and,
- * in the end, the on-failure destination keeps the event for replay.
+ * Drops (unknown inbox, quota …) are metrics, not errors, and so are messages stored in their degraded form (a mail
+ * that cannot be parsed or stored in full); only transient faults throw, so that Lambda retries and, in the end,
+ * the on-failure destination keeps the event for replay.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SESEvent, SESReceipt } from 'aws-lambda';
@@ -42,7 +43,13 @@ export const handler = async (event: SESEvent): Promise<{ stored: number; droppe
     for (const record of event.Records) {
       const outcomes = await ingestMessage(context, inboundMailFromSes(record));
       for (const o of outcomes) {
-        if (o.outcome === 'stored') stored++;
+        if (o.outcome === 'stored') {
+          stored++;
+          if (o.degraded) {
+            logger.warn('message stored in its degraded form', { mailId: record.ses.mail.messageId, messageId: o.messageId, reason: o.degraded });
+            metrics.addMetric('MessagesDegraded', MetricUnit.Count, 1);
+          }
+        }
         else if (o.outcome !== 'duplicate') {
           dropped++;
           logger.info('recipient dropped', { reason: o.outcome, mailId: record.ses.mail.messageId });

@@ -1,8 +1,22 @@
 /**
- * Raw MIME → the parts a message is made of, with mailparser. It never throws and never hangs: malformed or
- * pathological input falls back to a minimal header/body split, with a warning, so a message is always stored.
+ * Raw MIME → the parts a message is made of. mailparser walks the MIME tree and decodes the bodies; this layer
+ * fixes what it gets wrong for real clients' mail and what it leaves to us:
+ * - headers (subject, names, the `headers` list) are decoded by mime-headers.ts, from their bytes, exactly once;
+ * - before mailparser, parts it would misread are rewritten (only when the mail has one): a UTF-7 text part (Outlook,
+ *   Eudora) is decoded to UTF-8, and a `Content-Type` without a subtype ("text") is text/plain, as RFC 2045 §5.2 says;
+ * - a mail without a text part gets text derived from its HTML, whatever else it holds (mailparser does this only
+ *   for a mail that is nothing but HTML), so codes and links are found in it.
+ * It never throws and never hangs: when mailparser fails or runs out of time, the mail is parsed minimally (headers
+ * and the body as text) and `parse_error` says why, so a message is always stored.
  */
-import { simpleParser, type AddressObject, type ParsedMail as MailparserResult } from 'mailparser';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Joiner, Rewriter, Splitter } from '@zone-eu/mailsplit';
+import { htmlToText } from 'html-to-text';
+import iconv from 'iconv-lite';
+import { simpleParser, type ParsedMail as MailparserResult } from 'mailparser';
+import { MESSAGE_CAPS } from '../core/limits';
+import { charsetOf, decodeHeaderValue, parseAddresses, splitHeaders, type RawHeader } from './mime-headers';
 
 export interface ParsedAttachment {
   filename: string | null;
@@ -10,6 +24,11 @@ export interface ParsedAttachment {
   content_id: string | null;
   content: Buffer;
   size: number;
+}
+
+export interface MailHeader {
+  name: string;
+  value: string;
 }
 
 export interface ParsedMail {
@@ -23,8 +42,17 @@ export interface ParsedMail {
   html: string;
   attachments: ParsedAttachment[];
   to: string[];
+  cc: string[];
+  reply_to: string[];
   message_id: string | null;
+  in_reply_to: string | null;
   date: string | null;
+  /** The top-level header fields in order, decoded; at most MESSAGE_CAPS.headers of them. */
+  headers: MailHeader[];
+  /** How many header fields the mail has (more than `headers` lists when it was cut). */
+  header_count: number;
+  /** Set when the MIME structure could not be parsed and the mail was read minimally. */
+  parse_error: string | null;
   warnings: string[];
 }
 
@@ -34,29 +62,95 @@ export interface ParseOptions {
   timeoutMs?: number;
 }
 
-function firstAddress(value: AddressObject | AddressObject[] | undefined): { address: string; name: string | null } | null {
-  const list = Array.isArray(value) ? value : value ? [value] : [];
-  for (const group of list) {
-    for (const entry of group.value) {
-      if (entry.address) return { address: entry.address.toLowerCase(), name: entry.name || null };
-    }
-  }
-  return null;
-}
+/** HTML longer than this is made text by stripping tags (html-to-text's cost grows with the document). */
+const HTML_TO_TEXT_MAX_CHARS = 1_000_000;
 
-function addresses(value: AddressObject | AddressObject[] | undefined): string[] {
-  const list = Array.isArray(value) ? value : value ? [value] : [];
-  return list.flatMap((group) => group.value.map((v) => v.address ?? '').filter(Boolean));
-}
-
-function fromMailparser(mail: MailparserResult, options: ParseOptions): ParsedMail {
-  const from = firstAddress(mail.from);
+/** What every parse reads from the top-level header block itself. */
+function headerFacts(raw: Buffer, options: ParseOptions) {
+  const { headers, bodyOffset } = splitHeaders(raw);
+  const first = (name: string): RawHeader | undefined => headers.find((h) => h.name.toLowerCase() === name);
+  const all = (name: string) => headers.filter((h) => h.name.toLowerCase() === name).map((h) => h.value);
+  const declared = charsetOf(first('content-type')?.value);
+  const from = parseAddresses(all('from').slice(0, 1), declared)[0];
+  const addresses = (name: string) => [...new Set(parseAddresses(all(name), declared).map((m) => m.address))];
+  const messageId = (value: string | undefined) => (value ? (/<[^<>\s]{1,995}>/.exec(value)?.[0] ?? (value.trim().slice(0, 998) || null)) : null);
   return {
+    bodyOffset,
+    declared,
     from: from?.address ?? options.envelopeFrom ?? '',
     from_name: from?.name ?? null,
-    subject: mail.subject ?? '',
-    text: mail.text ?? '',
-    html: typeof mail.html === 'string' ? mail.html : '',
+    subject: decodeHeaderValue(first('subject')?.value ?? '', declared),
+    to: addresses('to'),
+    cc: addresses('cc').slice(0, MESSAGE_CAPS.addresses),
+    reply_to: addresses('reply-to').slice(0, MESSAGE_CAPS.addresses),
+    message_id: messageId(first('message-id')?.value),
+    in_reply_to: messageId(first('in-reply-to')?.value),
+    headers: headers.slice(0, MESSAGE_CAPS.headers).map((h) => ({ name: h.name, value: decodeHeaderValue(h.value, declared) })),
+    header_count: headers.length,
+  };
+}
+
+/** Whether any part needs rewriting before mailparser reads it (a cheap scan; most mail needs none). */
+function needsRewrite(raw: Buffer): boolean {
+  const text = raw.toString('latin1');
+  return /charset\s*=\s*"?(?:unicode-1-1-)?utf-?7\b/i.test(text) || /^content-type\s*:\s*text\s*(?:;|\r?\n(?![ \t]))/im.test(text);
+}
+
+const isUtf7 = (charset: string | false) => !!charset && /^(?:unicode-1-1-)?utf-?7$/i.test(charset.trim());
+
+/** UTF-7 text parts decoded to UTF-8, `Content-Type: text` made text/plain. The raw mail itself is kept as it was. */
+async function rewriteParts(raw: Buffer): Promise<Buffer> {
+  const rewriter = new Rewriter((node) => {
+    if (node.contentType && !node.contentType.includes('/') && node.contentType === 'text') node.setContentType('text/plain');
+    return !!node.contentType && node.contentType.startsWith('text/') && isUtf7(node.charset);
+  });
+  rewriter.on('node', ({ node, decoder, encoder }) => {
+    node.setCharset('utf-8');
+    const utf7 = iconv.getDecoder('utf-7');
+    const toUtf8 = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        done(null, Buffer.from(utf7.write(chunk)));
+      },
+      flush(done) {
+        done(null, Buffer.from(utf7.end() ?? ''));
+      },
+    });
+    decoder.pipe(toUtf8).pipe(encoder);
+  });
+  const chunks: Buffer[] = [];
+  await pipeline(Readable.from([raw]), new Splitter(), rewriter, new Joiner(), async function* (source: AsyncIterable<Buffer>) {
+    for await (const chunk of source) chunks.push(chunk);
+  });
+  return Buffer.concat(chunks);
+}
+
+/** Text of an HTML document, for a mail that has no text part. */
+export function textOfHtml(html: string): string {
+  if (!html) return '';
+  if (html.length <= HTML_TO_TEXT_MAX_CHARS) {
+    try {
+      return htmlToText(html, { wordwrap: false, limits: { maxDepth: 100 } });
+    } catch {
+      // fall through to the plain strip
+    }
+  }
+  return html
+    .replace(/<(script|style)\b[^>]*>[^<]*(?:<(?!\/\1)[^<]*)*<\/\1\s*>/gi, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/[ \t]+/g, ' ')
+    .trim();
+}
+
+function fromMailparser(mail: MailparserResult, facts: ReturnType<typeof headerFacts>): ParsedMail {
+  const html = typeof mail.html === 'string' ? mail.html : '';
+  const text = mail.text?.trim() ? mail.text : html ? textOfHtml(html) : (mail.text ?? '');
+  return {
+    from: facts.from,
+    from_name: facts.from_name,
+    subject: facts.subject,
+    text,
+    html,
     attachments: mail.attachments.map((a) => ({
       filename: a.filename ?? null,
       content_type: a.contentType || 'application/octet-stream',
@@ -64,74 +158,51 @@ function fromMailparser(mail: MailparserResult, options: ParseOptions): ParsedMa
       content: a.content,
       size: a.content.length,
     })),
-    to: addresses(mail.to),
-    message_id: mail.messageId ?? null,
+    to: facts.to,
+    cc: facts.cc,
+    reply_to: facts.reply_to,
+    message_id: facts.message_id,
+    in_reply_to: facts.in_reply_to,
     date: mail.date && !Number.isNaN(mail.date.getTime()) ? mail.date.toISOString() : null,
+    headers: facts.headers,
+    header_count: facts.header_count,
+    parse_error: null,
     warnings: [],
   };
 }
 
-/** RFC 2047 encoded words (B and Q), in any charset Node's TextDecoder knows. */
-export function decodeWords(value: string): string {
-  return value
-    .replace(/\?=\s+=\?/g, '?==?')
-    .replace(/=\?([^?*]+)(?:\*[^?]*)?\?([bBqQ])\?([^?]*)\?=/g, (whole, charset: string, encoding: string, text: string) => {
-      try {
-        const bytes =
-          encoding.toUpperCase() === 'B'
-            ? Buffer.from(text, 'base64')
-            : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1');
-        return new TextDecoder(charset.toLowerCase()).decode(bytes);
-      } catch {
-        return whole;
-      }
-    });
-}
-
-/** The last resort: unfolded headers and the body as text. Linear time, never throws. */
-export function minimalParse(raw: Buffer, options: ParseOptions, warning: string): ParsedMail {
-  const text = raw.toString('utf8');
-  const split = text.search(/\r?\n\r?\n/);
-  const head = split >= 0 ? text.slice(0, split) : text;
-  const body = split >= 0 ? text.slice(split).replace(/^\r?\n\r?\n/, '') : '';
-  const headers = new Map<string, string>();
-  for (const line of head.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/)) {
-    const colon = line.indexOf(':');
-    if (colon > 0) {
-      const name = line.slice(0, colon).trim().toLowerCase();
-      if (!headers.has(name)) headers.set(name, line.slice(colon + 1).trim());
-    }
+/**
+ * The last resort, and the degraded form ingest stores when the full form cannot be stored: the headers as
+ * above and the body as text (decoded as UTF-8, else the declared charset, else windows-1252). Linear, never throws.
+ */
+export function minimalParse(raw: Buffer, options: ParseOptions, error: string): ParsedMail {
+  let facts: ReturnType<typeof headerFacts>;
+  try {
+    facts = headerFacts(raw, options);
+  } catch {
+    facts = { bodyOffset: 0, declared: null, from: options.envelopeFrom ?? '', from_name: null, subject: '', to: [], cc: [], reply_to: [], message_id: null, in_reply_to: null, headers: [], header_count: 0 };
   }
-  const fromHeader = decodeWords(headers.get('from') ?? '');
-  const address = /<([^<>@\s]+@[^<>\s]+)>/.exec(fromHeader)?.[1] ?? /[^\s<>"]+@[^\s<>"]+/.exec(fromHeader)?.[0];
-  const name = fromHeader.replace(/<[^>]*>/, '').replace(/"/g, '').trim();
-  return {
-    from: address?.toLowerCase() ?? options.envelopeFrom ?? '',
-    from_name: address && name && name !== address ? name : null,
-    subject: decodeWords(headers.get('subject') ?? ''),
-    text: body.length > 2_000_000 ? body.slice(0, 2_000_000) : body,
-    html: '',
-    attachments: [],
-    to: [],
-    message_id: headers.get('message-id') ?? null,
-    date: null,
-    warnings: [warning],
-  };
+  const body = raw.subarray(facts.bodyOffset, facts.bodyOffset + 2_000_000);
+  let text = body.toString('utf8');
+  if (text.includes('\ufffd') && facts.declared) text = iconv.encodingExists(facts.declared) ? iconv.decode(body, facts.declared) : text;
+  const { bodyOffset: _b, declared: _d, ...rest } = facts;
+  return { ...rest, text, html: '', attachments: [], date: null, parse_error: error, warnings: [error] };
 }
 
 export async function parseMail(raw: Buffer, options: ParseOptions = {}): Promise<ParsedMail> {
   const budget = options.timeoutMs ?? 5_000 + Math.ceil(raw.length / 1_048_576) * 1_000;
   let timer: NodeJS.Timeout | undefined;
   try {
+    const facts = headerFacts(raw, options);
     const parsed = await Promise.race([
-      simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true }),
+      (async () => simpleParser(needsRewrite(raw) ? await rewriteParts(raw) : raw, { skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true }))(),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`mailparser took longer than ${budget} ms`)), budget);
       }),
     ]);
-    return fromMailparser(parsed, options);
+    return fromMailparser(parsed, facts);
   } catch (error) {
-    return minimalParse(raw, options, `parsed minimally: ${(error as Error).message}`);
+    return minimalParse(raw, options, `the MIME structure could not be parsed (${(error as Error).message}); shown as plain text`);
   } finally {
     clearTimeout(timer);
   }

@@ -1,5 +1,5 @@
 /** Inbox use cases: create, read, delete, with ownership and expiry rules applied. */
-import { matchDomain, normalizeUsername, USERNAME_RULE } from '../core/address';
+import { matchDomain, normalizeUsername, reservedUsername, USERNAME_RULE } from '../core/address';
 import { badRequest, conflict, notFound } from '../core/errors';
 import { INBOX_ID, newInboxId, randomUsername } from '../core/ids';
 import { isExpired, lifetime, REMOVAL_GRACE_SECONDS, resolveTtl } from '../core/inbox';
@@ -22,6 +22,8 @@ export async function createInbox(ctx: AppContext, caller: Caller, input: Create
   if (input.username !== undefined) {
     username = normalizeUsername(input.username);
     if (!username) throw badRequest(USERNAME_RULE);
+    const reserved = reservedUsername(username);
+    if (reserved) throw badRequest(reserved);
   }
   // A chosen address that is taken is a 409; a random one that collides is simply drawn again.
   for (let attempt = 0; attempt < 5; attempt++) {

@@ -2,16 +2,21 @@
  * Receiving mail, shared by the SES handler (AWS) and the SMTP stand-in (local):
  * - admitRecipient: may mail to this address be accepted now (the SMTP stand-in's RCPT check);
  * - ingestMessage: one received mail → one stored message per live inbox it was addressed to. Idempotent: the
- *   message id derives from the mail's id and the inbox, and the store refuses a second copy.
+ *   message id derives from the mail's id and the inbox, and the store refuses a second copy. Every mail that got
+ *   a 250 becomes a readable message: a failure that would recur on every retry (a mail that cannot be parsed or
+ *   stored in full) stores a degraded message instead (headers, the body as text, the raw mail, `parse_error`);
+ *   only transient faults throw, to be retried (by the SMTP stand-in; on AWS by Lambda, then the dead-letter queue).
  */
 import { inboxAddressFor, isOurDomain } from '../core/address';
+import { isTransient } from '../core/errors';
 import { extractCodes, extractLinks } from '../core/extract';
 import { messageIdFrom } from '../core/ids';
 import { isExpired, utcDay } from '../core/inbox';
-import { INLINE_BODY_BYTES } from '../core/limits';
+import { MESSAGE_CAPS } from '../core/limits';
+import { boundedFileName, boundedHeaders, boundedLinks, messageItem, summaryFields } from '../core/message';
 import type { AttachmentRecord, AuthVerdicts, InboxRoute, MessageRecord } from '../core/model';
 import { blobKeys } from '../core/ports';
-import { parseMail, type ParsedMail } from '../ingest/parse-mail';
+import { minimalParse, parseMail, type ParsedMail } from '../ingest/parse-mail';
 import type { AppContext } from './context';
 
 export interface InboundMail {
@@ -24,7 +29,13 @@ export interface InboundMail {
 }
 
 export type DropReason = 'not-our-domain' | 'unknown-inbox' | 'expired-inbox' | 'quota';
-export type RecipientOutcome = { recipient: string; outcome: 'stored' | 'duplicate' | DropReason; messageId?: string };
+export type RecipientOutcome = {
+  recipient: string;
+  outcome: 'stored' | 'duplicate' | DropReason;
+  messageId?: string;
+  /** Why the message was stored in its degraded form (callers log it). */
+  degraded?: string;
+};
 
 /** Recipients grouped by the inbox address they deliver to: sub-addresses of one inbox count once. */
 export function inboxAddresses(recipients: string[], domains: readonly string[]): Map<string, string> {
@@ -187,14 +198,21 @@ async function deliver(ctx: AppContext, mail: InboundMail): Promise<RecipientOut
     throw new Error(`raw message ${rawKey} not found`);
   }
   const parsed = await parseMail(raw, { envelopeFrom: mail.envelopeFrom });
-  const codes = extractCodes(parsed.subject, parsed.text);
-  const links = extractLinks(parsed.html, parsed.text);
 
   for (const { recipient, inbox } of targets) {
     const messageId = messageIdFrom(`${mail.mailId}\n${inbox.id}`, mail.receivedAtMs);
-    const record = await storeBlobs(ctx, inbox, messageId, rawKey, parsed, raw.length, mail, { codes, links });
-    const plan = ctx.settings.plans[inbox.plan];
-    const result = await ctx.stores.inboxes.putMessage(record, inbox, utcDay(mail.receivedAtMs), plan.emails_per_day);
+    let degraded: string | undefined;
+    let stored: Awaited<ReturnType<typeof storeMessage>>;
+    try {
+      stored = await storeMessage(ctx, inbox, messageId, rawKey, parsed, raw.length, mail);
+    } catch (error) {
+      if (isTransient(error)) throw error;
+      // It would fail the same way on every retry: store what surely fits, from the raw headers.
+      degraded = `the message could not be stored in full (${(error as Error).message}); shown as plain text, the raw mail is complete`;
+      await ctx.stores.blobs.deletePrefix(blobKeys.message(inbox.id, messageId));
+      stored = await storeMessage(ctx, inbox, messageId, rawKey, minimalParse(raw, { envelopeFrom: mail.envelopeFrom }, degraded), raw.length, mail);
+    }
+    const { result, record } = stored;
     if (result === 'quota' || result === 'gone') {
       await ctx.stores.blobs.deletePrefix(blobKeys.message(inbox.id, messageId));
       outcomes.push({ recipient, outcome: result === 'quota' ? 'quota' : 'expired-inbox' });
@@ -202,55 +220,70 @@ async function deliver(ctx: AppContext, mail: InboundMail): Promise<RecipientOut
       // Webhooks, in the local form (on AWS the table's stream reports the insert). A duplicate is reported again:
       // the first report may have been cut off by the crash that made this a retry; its event id is the same.
       await ctx.events?.messageStored(record, inbox);
-      outcomes.push({ recipient, outcome: result, messageId });
+      outcomes.push({ recipient, outcome: result, messageId, ...(degraded || parsed.parse_error ? { degraded: degraded ?? parsed.parse_error! } : {}) });
     }
   }
   return outcomes;
 }
 
-/** Writes the message's objects (raw copy, attachments, large bodies) and returns the item to store. */
-async function storeBlobs(
-  ctx: AppContext,
-  inbox: InboxRoute,
-  messageId: string,
-  rawKey: string,
-  parsed: ParsedMail,
-  size: number,
-  mail: InboundMail,
-  found: { codes: string[]; links: string[] },
-): Promise<MessageRecord> {
+/** Writes the message's objects, then its item (with the inbox's count and the day's usage). */
+async function storeMessage(ctx: AppContext, inbox: InboxRoute, messageId: string, rawKey: string, parsed: ParsedMail, size: number, mail: InboundMail) {
+  const record = await storeBlobs(ctx, inbox, messageId, rawKey, parsed, size, mail);
+  const result = await ctx.stores.inboxes.putMessage(record, inbox, utcDay(mail.receivedAtMs), ctx.settings.plans[inbox.plan].emails_per_day);
+  return { result, record };
+}
+
+/** Codes and links of a parse, found once however many inboxes the mail goes to. */
+const found = new WeakMap<ParsedMail, { codes: string[]; links: string[]; links_truncated: boolean }>();
+function extracted(parsed: ParsedMail) {
+  let result = found.get(parsed);
+  if (!result) found.set(parsed, (result = { codes: extractCodes(parsed.subject, parsed.text), ...boundedLinks(extractLinks(parsed.html, parsed.text)) }));
+  return result;
+}
+
+/** Writes the message's objects (raw copy, attachments, the body object when needed) and returns the item to store. */
+async function storeBlobs(ctx: AppContext, inbox: InboxRoute, messageId: string, rawKey: string, parsed: ParsedMail, size: number, mail: InboundMail): Promise<MessageRecord> {
   const { blobs } = ctx.stores;
   const raw = blobKeys.raw(inbox.id, messageId);
   const copied = blobs.copy(rawKey, raw);
   const attachments: AttachmentRecord[] = await Promise.all(
-    parsed.attachments.map(async (a, i) => {
+    parsed.attachments.slice(0, MESSAGE_CAPS.attachments).map(async (a, i) => {
       const id = `att_${i + 1}`;
       const key = blobKeys.attachment(inbox.id, messageId, id);
       await blobs.put(key, a.content, a.content_type);
-      return { id, filename: a.filename, content_type: a.content_type, size: a.size, content_id: a.content_id, key };
+      return { id, filename: boundedFileName(a.filename), content_type: a.content_type.slice(0, 200), size: a.size, content_id: a.content_id?.slice(0, 998) ?? null, key };
     }),
   );
-  const inline = Buffer.byteLength(parsed.text) + Buffer.byteLength(parsed.html) <= INLINE_BODY_BYTES;
-  let bodyKey: string | undefined;
-  if (!inline) {
-    bodyKey = blobKeys.body(inbox.id, messageId);
-    await blobs.put(bodyKey, JSON.stringify({ text: parsed.text, html: parsed.html }), 'application/json');
-  }
+  const { summary, whole } = summaryFields(parsed);
+  const { record, body } = messageItem(
+    {
+      id: messageId,
+      inbox_id: inbox.id,
+      ...summary,
+      from: summary.from || mail.envelopeFrom,
+      to: inbox.email,
+      received_at: new Date(mail.receivedAtMs).toISOString(),
+      size,
+      auth: mail.verdicts,
+      raw_key: raw,
+    },
+    {
+      text: parsed.text,
+      html: parsed.html,
+      attachments,
+      attachment_count: parsed.attachments.length,
+      ...extracted(parsed),
+      cc: parsed.cc,
+      reply_to: parsed.reply_to,
+      message_id: parsed.message_id,
+      in_reply_to: parsed.in_reply_to,
+      ...boundedHeaders(parsed.headers, parsed.header_count),
+      parse_error: parsed.parse_error,
+      ...whole,
+    },
+    blobKeys.body(inbox.id, messageId),
+  );
+  if (body !== null) await blobs.put(record.body_key!, body, 'application/json');
   await copied;
-  return {
-    id: messageId,
-    inbox_id: inbox.id,
-    from: parsed.from || mail.envelopeFrom,
-    from_name: parsed.from_name,
-    to: inbox.email,
-    subject: parsed.subject,
-    received_at: new Date(mail.receivedAtMs).toISOString(),
-    size,
-    ...(inline ? { text: parsed.text, html: parsed.html } : { body_key: bodyKey }),
-    attachments,
-    codes: found.codes,
-    links: found.links,
-    auth: mail.verdicts,
-    raw_key: raw,
-  };
+  return record;
 }

@@ -5,7 +5,8 @@ import { blobKeys } from '../core/ports';
 import { forbidden, notFound } from '../core/errors';
 import { INBOX_ID, MESSAGE_ID } from '../core/ids';
 import { DEFAULT_PAGE_SIZE, DEFAULT_WAIT_SECONDS } from '../core/limits';
-import type { Caller, MessageRecord } from '../core/model';
+import { messageDetail } from '../core/message';
+import type { Caller, MessageDetail, MessageRecord } from '../core/model';
 import { summaryView, messageView } from '../core/views';
 import type { AppContext } from './context';
 import { ownedInbox } from './inboxes';
@@ -31,15 +32,12 @@ async function ownedMessage(ctx: AppContext, caller: Caller, inboxId: string, me
 }
 
 export async function fullMessage(ctx: AppContext, message: MessageRecord) {
-  let body = { text: message.text ?? '', html: message.html ?? '' };
-  if (message.body_key) {
-    const stored = await ctx.stores.blobs.get(message.body_key);
-    if (stored) body = JSON.parse(stored.toString('utf8')) as typeof body;
-  }
+  const stored = message.body_key ? await ctx.stores.blobs.get(message.body_key) : null;
+  const detail = messageDetail(message, stored ? (JSON.parse(stored.toString('utf8')) as Partial<MessageDetail>) : null);
   const urls = await Promise.all(
-    message.attachments.map((a) => ctx.stores.blobs.presignGet(a.key, ctx.settings.downloadUrlSeconds, attachmentDownload(a))),
+    detail.attachments.map((a) => ctx.stores.blobs.presignGet(a.key, ctx.settings.downloadUrlSeconds, attachmentDownload(a))),
   );
-  return messageView(message, body, urls);
+  return messageView(message, detail, urls);
 }
 
 export async function getMessage(ctx: AppContext, caller: Caller, inboxId: string, messageId: string) {

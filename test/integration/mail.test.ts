@@ -86,9 +86,19 @@ describe('a multipart mail with two attachments', () => {
         { id: 'att_1', filename: 'logo.png', content_type: 'image/png', size: png.length, content_id: 'logo@x', download_url: expect.stringMatching(/^http/) },
         { id: 'att_2', filename: 'report.pdf', content_type: 'application/pdf', size: pdf.length, content_id: null, download_url: expect.stringMatching(/^http/) },
       ],
+      attachment_count: 2,
+      attachments_truncated: false,
       codes: [],
       links: [],
+      links_truncated: false,
+      cc: [],
+      reply_to: [],
+      message_id: expect.stringMatching(/^<.+@example\.com>$/),
+      in_reply_to: null,
+      headers: expect.arrayContaining([{ name: 'Subject', value: 'Quarterly report' }, { name: 'From', value: 'Ada Lovelace <ada@example.com>' }]),
+      headers_truncated: false,
       auth: { spf: 'DISABLED', dkim: 'DISABLED', dmarc: 'DISABLED', spam: 'DISABLED', virus: 'DISABLED' },
+      parse_error: null,
     });
     for (const [i, expected] of [png, pdf].entries()) {
       const res = await fetch(full.attachments[i].download_url);

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { http } from '../support/http';
 import { eventually, sendMail, sendRaw, smtpSession } from '../support/mail';
+import { rawClient } from '../support/poison';
 import { startStack, type StackHandle } from '../support/stack';
 
 let stack: StackHandle;
@@ -25,12 +26,13 @@ it('serves 200 concurrent connections, each delivering a mail', async () => {
   const target = await inbox();
   const results = await Promise.all(
     Array.from({ length: 200 }, async (_, i) => {
-      const session = await smtpSession(stack.smtpPort);
+      // From 5 client addresses: one address may hold MAX_CONNECTIONS_PER_CLIENT (50) connections.
+      const session = await rawClient(stack.smtpPort, `127.0.0.${1 + (i % 5)}`);
       await session.say('EHLO many');
       await session.say('MAIL FROM:<a@example.com>');
       await session.say(`RCPT TO:<${target.email}>`);
       await session.say('DATA');
-      const reply = await session.data(`Subject: c${i}\r\n\r\nx\r\n`);
+      const reply = await session.say(`Subject: c${i}\r\n\r\nx\r\n.`);
       session.close();
       return reply;
     }),

@@ -1,0 +1,87 @@
+/**
+ * Bounded message records. Mail is written by strangers: a 450 KB folded Subject, 25,000 links or 990 attachments
+ * with 400-character names once went inline into one DynamoDB item, which refused it ("Item size has exceeded the
+ * maximum allowed size") on every retry. Here every list and long field is capped (MESSAGE_CAPS), the summary
+ * fields are cut, and the detail stays in the item only while it is small; otherwise it goes to the message's body
+ * object. An item is therefore at most about INLINE_DETAIL_BYTES + 10 KB, whatever the mail holds. No I/O.
+ */
+import { INLINE_DETAIL_BYTES, MESSAGE_CAPS } from './limits';
+import type { MailHeader, MessageDetail, MessageRecord } from './model';
+
+/** The first `max` characters, never splitting a surrogate pair. */
+export function cut(value: string, max: number): string {
+  if (value.length <= max) return value;
+  const end = /[\ud800-\udbff]/.test(value[max - 1]) ? max - 1 : max;
+  return value.slice(0, end);
+}
+
+/** An attachment name within MESSAGE_CAPS.filenameChars, its extension kept. */
+export function boundedFileName(name: string | null): string | null {
+  if (name === null || name.length <= MESSAGE_CAPS.filenameChars) return name;
+  const extension = /\.[A-Za-z0-9]{1,10}$/.exec(name)?.[0] ?? '';
+  return cut(name, MESSAGE_CAPS.filenameChars - extension.length) + extension;
+}
+
+export function boundedLinks(links: string[]): { links: string[]; links_truncated: boolean } {
+  const kept = links.filter((l) => l.length <= MESSAGE_CAPS.linkChars);
+  return { links: kept.slice(0, MESSAGE_CAPS.links), links_truncated: kept.length > MESSAGE_CAPS.links || kept.length < links.length };
+}
+
+export function boundedHeaders(headers: MailHeader[], count: number): { headers: MailHeader[]; headers_truncated: boolean } {
+  let valueCut = false;
+  const kept = headers.slice(0, MESSAGE_CAPS.headers).map((h) => {
+    if (h.value.length <= MESSAGE_CAPS.headerValueChars && h.name.length <= 200) return h;
+    valueCut = true;
+    return { name: cut(h.name, 200), value: cut(h.value, MESSAGE_CAPS.headerValueChars) };
+  });
+  return { headers: kept, headers_truncated: valueCut || count > kept.length };
+}
+
+/** The summary's subject and from name, cut; the detail keeps the whole ones when they were. */
+export function summaryFields(mail: { from: string; from_name: string | null; subject: string }) {
+  const subject = cut(mail.subject, MESSAGE_CAPS.summarySubjectChars);
+  const fromName = mail.from_name === null ? null : cut(mail.from_name, MESSAGE_CAPS.summaryFromNameChars);
+  return {
+    summary: { from: cut(mail.from, MESSAGE_CAPS.addressChars), from_name: fromName, subject },
+    whole: {
+      ...(subject !== mail.subject ? { full_subject: mail.subject } : {}),
+      ...(fromName !== mail.from_name && mail.from_name !== null ? { full_from_name: mail.from_name } : {}),
+    },
+  };
+}
+
+type RecordBase = Omit<MessageRecord, keyof MessageDetail | 'body_key'>;
+
+/**
+ * The item to store and, when the detail is too large for it, the body object's JSON (to be written at `bodyKey`).
+ */
+export function messageItem(base: RecordBase, detail: MessageDetail, bodyKey: string): { record: MessageRecord; body: string | null } {
+  // Bodies alone past the budget: no need to serialize everything to know.
+  const json = detail.text.length + detail.html.length > INLINE_DETAIL_BYTES ? null : JSON.stringify(detail);
+  if (json !== null && Buffer.byteLength(json) <= INLINE_DETAIL_BYTES) return { record: { ...base, ...detail }, body: null };
+  return { record: { ...base, body_key: bodyKey }, body: json ?? JSON.stringify(detail) };
+}
+
+/** A stored message's detail: the item's fields, overlaid by its body object's (records of every version). */
+export function messageDetail(record: MessageRecord, bodyObject: Partial<MessageDetail> | null): MessageDetail {
+  const m = { ...record, ...(bodyObject ?? {}) };
+  const attachments = m.attachments ?? [];
+  return {
+    text: m.text ?? '',
+    html: m.html ?? '',
+    attachments,
+    attachment_count: m.attachment_count ?? attachments.length,
+    codes: m.codes ?? [],
+    links: m.links ?? [],
+    links_truncated: m.links_truncated ?? false,
+    cc: m.cc ?? [],
+    reply_to: m.reply_to ?? [],
+    message_id: m.message_id ?? null,
+    in_reply_to: m.in_reply_to ?? null,
+    headers: m.headers ?? [],
+    headers_truncated: m.headers_truncated ?? false,
+    parse_error: m.parse_error ?? null,
+    ...(m.full_subject !== undefined ? { full_subject: m.full_subject } : {}),
+    ...(m.full_from_name !== undefined ? { full_from_name: m.full_from_name } : {}),
+  };
+}
