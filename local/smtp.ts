@@ -31,10 +31,10 @@ export interface MailServerOptions {
 }
 
 /**
- * Connections one client address may hold (a test suite sending in parallel needs a few hundred); the server as a
- * whole takes MAX_CLIENTS, so one client can never hold them all.
+ * Connections one client address may hold: enough for a test suite sending in parallel, few enough that one client
+ * can never hold the server's MAX_CLIENTS and lock every other sender out.
  */
-export const MAX_CONNECTIONS_PER_CLIENT = 250;
+export const MAX_CONNECTIONS_PER_CLIENT = 50;
 const MAX_CLIENTS = 1_000;
 
 class SmtpReply extends Error {

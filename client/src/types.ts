@@ -65,6 +65,8 @@ export interface Message {
   /** The text/plain part, or text derived from the HTML when the mail has none. */
   text: string;
   html: string;
+  /** Text or HTML was cut (each at 2 MB of JSON); the raw download has everything. */
+  body_truncated: boolean;
   received_at: string;
   size: number;
   message_id: string | null;

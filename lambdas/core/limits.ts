@@ -28,6 +28,11 @@ export const INLINE_DETAIL_BYTES = 100 * 1024;
  * are cut in lists and items; the message itself has the whole subject and from name (from its body object).
  */
 export const MESSAGE_CAPS = {
+  /**
+   * The text and the HTML in a full message, each at most this much JSON: two of them and the rest stay under
+   * Lambda's 6 MB response limit (`body_truncated` says a body was cut; the raw download has everything).
+   */
+  bodyJsonBytes: 2_000_000,
   /** Subject in lists (and wait matching); the message has it whole. */
   summarySubjectChars: 1_000,
   /** From name in lists; the message has it whole. */

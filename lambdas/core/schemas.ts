@@ -149,6 +149,7 @@ export const Message = named(
     subject: z.string(),
     text: described(z.string(), 'the text/plain part, or text derived from the HTML when the mail has none'),
     html: z.string(),
+    body_truncated: described(z.boolean(), `text or html was cut at ${MESSAGE_CAPS.bodyJsonBytes} bytes of JSON each (Lambda answers at most 6 MB); the raw download has everything`),
     received_at: timestamp,
     size: count(),
     message_id: described(z.nullable(z.string()), 'the Message-ID header'),

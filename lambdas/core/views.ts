@@ -1,5 +1,6 @@
 /** Response shapes, field for field as the specification names them. */
 import type { AttachmentRecord, InboxRecord, MessageDetail, MessageRecord, MessageSummary } from './model';
+import { MESSAGE_CAPS } from './limits';
 
 export const inboxCreatedView = (inbox: InboxRecord) => ({
   id: inbox.id,
@@ -37,7 +38,21 @@ export const attachmentView = (a: AttachmentRecord, downloadUrl: string) => ({
 });
 
 /** A message in full: its summary fields whole, its detail (see core/message.ts), a download link per attachment. */
-export const messageView = (m: MessageRecord, detail: MessageDetail, downloadUrls: string[]) => ({
+/** A body cut to what a response can carry (MESSAGE_CAPS.bodyJsonBytes of JSON, escapes included). */
+function boundedBody(body: string): { body: string; cut: boolean } {
+  if (body.length * 6 <= MESSAGE_CAPS.bodyJsonBytes) return { body, cut: false }; // fits however it escapes
+  let cut = body.slice(0, MESSAGE_CAPS.bodyJsonBytes);
+  while (Buffer.byteLength(JSON.stringify(cut)) > MESSAGE_CAPS.bodyJsonBytes) cut = cut.slice(0, Math.floor(cut.length * 0.75));
+  return { body: cut, cut: cut.length < body.length };
+}
+
+export const messageView = (m: MessageRecord, detail: MessageDetail, downloadUrls: string[]) => {
+  const text = boundedBody(detail.text);
+  const html = boundedBody(detail.html);
+  return messageFields(m, { ...detail, text: text.body, html: html.body }, downloadUrls, text.cut || html.cut);
+};
+
+const messageFields = (m: MessageRecord, detail: MessageDetail, downloadUrls: string[], bodyTruncated: boolean) => ({
   id: m.id,
   from: m.from,
   from_name: detail.full_from_name ?? m.from_name ?? null,
@@ -47,6 +62,7 @@ export const messageView = (m: MessageRecord, detail: MessageDetail, downloadUrl
   subject: detail.full_subject ?? m.subject,
   text: detail.text,
   html: detail.html,
+  body_truncated: bodyTruncated,
   received_at: m.received_at,
   size: m.size,
   message_id: detail.message_id,
