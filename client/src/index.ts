@@ -4,7 +4,22 @@
  * the API itself says to retry (429, and 503 where that is safe) after the `Retry-After` it names, and its
  * `waitForMessage` waits as long as the caller likes, over a wait endpoint that holds a request at most 25 s.
  */
-import type { CreateInboxInput, Deleted, Domains, Inbox, InboxCreated, Message, MessageList, WaitResult } from './types.js';
+import type {
+  CreateInboxInput,
+  CreateWebhookInput,
+  Deleted,
+  Domains,
+  Inbox,
+  InboxCreated,
+  Message,
+  MessageList,
+  WaitResult,
+  Webhook,
+  WebhookCreated,
+  WebhookDeliveries,
+  WebhookList,
+  WebhookTestQueued,
+} from './types.js';
 
 export type * from './types.js';
 
@@ -162,6 +177,33 @@ export class TempMailClient {
 
   listDomains(): Promise<Domains> {
     return this.json('GET', '/v1/domains');
+  }
+
+  /** Registers a webhook; the answer's `secret` (whsec_…) is shown only here: keep it to verify deliveries. */
+  createWebhook(input: CreateWebhookInput): Promise<WebhookCreated> {
+    return this.json('POST', '/v1/webhooks', { body: input });
+  }
+
+  listWebhooks(query: { limit?: number; cursor?: string } = {}): Promise<WebhookList> {
+    return this.json('GET', '/v1/webhooks', { query });
+  }
+
+  getWebhook(webhookId: string): Promise<Webhook> {
+    return this.json('GET', `/v1/webhooks/${enc(webhookId)}`);
+  }
+
+  deleteWebhook(webhookId: string): Promise<Deleted> {
+    return this.json('DELETE', `/v1/webhooks/${enc(webhookId)}`);
+  }
+
+  /** Queues a `webhook.test` event to the endpoint now. */
+  testWebhook(webhookId: string): Promise<WebhookTestQueued> {
+    return this.json('POST', `/v1/webhooks/${enc(webhookId)}/test`);
+  }
+
+  /** Recent delivery attempts, newest first. */
+  listWebhookDeliveries(webhookId: string): Promise<WebhookDeliveries> {
+    return this.json('GET', `/v1/webhooks/${enc(webhookId)}/deliveries`);
   }
 
   /** The API's OpenAPI 3.1 document. */

@@ -109,3 +109,58 @@ export interface CreateInboxInput {
   /** Lifetime in seconds: at least 60, default 3600, at most the plan's maximum. */
   ttl?: number;
 }
+
+export type WebhookEvent = 'message.received' | 'inbox.expired';
+
+export interface CreateWebhookInput {
+  url: string;
+  /** Without it the webhook covers every inbox of the account. */
+  inbox_id?: string;
+  events?: WebhookEvent[];
+  description?: string;
+}
+
+export interface Webhook {
+  id: string;
+  url: string;
+  inbox_id: string | null;
+  events: WebhookEvent[];
+  description: string | null;
+  /** Disabled after 410 Gone or a whole failed retry schedule; `disabled_reason` says which. */
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  disabled_at: string | null;
+  created_at: string;
+}
+
+export interface WebhookCreated extends Webhook {
+  /** The Standard Webhooks signing secret (`whsec_…`), shown in this answer only. */
+  secret: string;
+}
+
+export interface WebhookList {
+  webhooks: Webhook[];
+  next_cursor?: string;
+}
+
+export interface WebhookTestQueued {
+  event_id: string;
+  queued: true;
+}
+
+export interface WebhookDelivery {
+  event_id: string;
+  event_type: WebhookEvent | 'webhook.test';
+  attempt: number;
+  attempted_at: string;
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+  response_excerpt: string | null;
+  outcome: 'delivered' | 'retrying' | 'failed' | 'disabled';
+  next_retry_at: string | null;
+}
+
+export interface WebhookDeliveries {
+  deliveries: WebhookDelivery[];
+}

@@ -42,3 +42,16 @@ it('throws TempMailApiError with the status, the message and the request id', as
 it('throws TempMailNetworkError when the API cannot be reached', async () => {
   await expect(new TempMailClient({ apiKey: 'x', baseUrl: 'http://127.0.0.1:1' }).listDomains()).rejects.toBeInstanceOf(TempMailNetworkError);
 });
+
+it('manages webhooks: create (secret shown once), list, get, test, deliveries, delete', async () => {
+  const created = await client.createWebhook({ url: 'http://127.0.0.1:9/client-test', events: ['message.received'] });
+  expect(created.secret).toMatch(/^whsec_/);
+  expect((await client.listWebhooks()).webhooks.map((w) => w.id)).toContain(created.id);
+  const one = await client.getWebhook(created.id);
+  expect(one).toMatchObject({ id: created.id, status: 'enabled', events: ['message.received'] });
+  expect(JSON.stringify(one)).not.toContain(created.secret);
+  expect((await client.testWebhook(created.id)).queued).toBe(true);
+  expect(Array.isArray((await client.listWebhookDeliveries(created.id)).deliveries)).toBe(true);
+  expect(await client.deleteWebhook(created.id)).toEqual({ deleted: true });
+  await expect(client.getWebhook(created.id)).rejects.toMatchObject({ status: 404 });
+});

@@ -135,7 +135,7 @@ describe('encodings', () => {
 });
 
 describe('malformed MIME never crashes ingest', () => {
-  const cases: [string, () => string | Buffer, (m: { subject: string; text: string }) => void][] = [
+  const cases: [string, () => string | Buffer, (m: { subject: string; text: string; body_truncated: boolean }) => void][] = [
     ['missing boundary', () => 'Subject: nob\r\nContent-Type: multipart/mixed\r\n\r\n--x\r\nContent-Type: text/plain\r\n\r\nhello\r\n--x--\r\n', (m) => expect(m.subject).toBe('nob')],
     ['wrong boundary', () => 'Subject: wrongb\r\nContent-Type: multipart/mixed; boundary="abc"\r\n\r\n--xyz\r\nContent-Type: text/plain\r\n\r\nhello\r\n--xyz--\r\n', (m) => expect(m.subject).toBe('wrongb')],
     ['broken base64', () => 'Subject: b64\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n!!!not*base64@@@\r\n', (m) => expect(m.subject).toBe('b64')],

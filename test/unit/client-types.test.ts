@@ -21,6 +21,12 @@ const proofs: Record<string, true> = {
   Deleted: true satisfies Same<client.Deleted, z.infer<typeof schemas.Deleted>>,
   Domains: true satisfies Same<client.Domains, z.infer<typeof schemas.Domains>>,
   CreateInboxInput: true satisfies Same<client.CreateInboxInput, z.input<typeof schemas.CreateInboxBody>>,
+  Webhook: true satisfies Same<client.Webhook, z.infer<typeof schemas.Webhook>>,
+  WebhookCreated: true satisfies Same<client.WebhookCreated, z.infer<typeof schemas.WebhookCreated>>,
+  WebhookList: true satisfies Same<client.WebhookList, z.infer<typeof schemas.WebhookList>>,
+  WebhookTestQueued: true satisfies Same<client.WebhookTestQueued, z.infer<typeof schemas.WebhookTestQueued>>,
+  WebhookDeliveries: true satisfies Same<client.WebhookDeliveries, z.infer<typeof schemas.WebhookDeliveries>>,
+  CreateWebhookInput: true satisfies Same<client.CreateWebhookInput, z.input<typeof schemas.CreateWebhookBody>>,
 };
 
 it('client types equal the server schemas', () => {
