@@ -218,7 +218,9 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
 
   async getMessage(inboxId: string, messageId: string): Promise<MessageRecord | null> {
     const out = await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.message(inboxId, messageId) })));
-    return strip<MessageRecord>(out.Item);
+    // The TTL attribute is the table's business, not the message's.
+    const { expires_at_epoch: _ttl, ...message } = (out.Item ?? {}) as Record<string, unknown>;
+    return out.Item ? strip<MessageRecord>(message) : null;
   }
 
   async putMessage(message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number) {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { DISABLED_VERDICTS } from '../core/model';
 import { blobKeys } from '../core/ports';
 import type { AppContext } from './context';
-import { ingestMessage, type RecipientOutcome } from './ingest';
+import { deliverMessage, type RecipientOutcome } from './ingest';
 
 export interface Envelope {
   mailId: string;
@@ -39,11 +39,11 @@ export async function acceptInbound(ctx: AppContext, envelope: Envelope, raw: Bu
 }
 
 /**
- * Runs ingest on an accepted mail; ingest removes the inbound object once every recipient is handled, and from
- * then on the mail is never ingested again. Throws on a transient fault: the caller retries.
+ * Runs ingest on an accepted mail: stored in every inbox it names (again: a duplicate, not a second copy). Throws on
+ * a transient fault: the caller retries. `finishInbound` then removes it from the queue.
  */
 export async function ingestInbound(ctx: AppContext, envelope: Envelope): Promise<RecipientOutcome[]> {
-  return ingestMessage(ctx, {
+  return deliverMessage(ctx, {
     mailId: envelope.mailId,
     recipients: envelope.recipients,
     envelopeFrom: envelope.envelopeFrom,
@@ -52,8 +52,9 @@ export async function ingestInbound(ctx: AppContext, envelope: Envelope): Promis
   });
 }
 
-/** After ingest: the spool object, if the envelope needed one. */
+/** After ingest: the inbound object (first: once it is gone the mail is never ingested again), then its spool. */
 export async function finishInbound(ctx: AppContext, envelope: Envelope): Promise<void> {
+  await ctx.stores.blobs.delete(blobKeys.inbound(envelope.mailId));
   if (envelopeMetadata(envelope).spooled) await ctx.stores.blobs.delete(spoolKey(envelope.mailId));
 }
 

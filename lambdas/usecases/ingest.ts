@@ -164,12 +164,13 @@ export async function admitMail(ctx: AppContext, recipients: string[], reservati
  * wrote. A transient fault throws before that, so a retry (Lambda's, the stand-in's) finds the object still there.
  */
 export async function ingestMessage(ctx: AppContext, mail: InboundMail): Promise<RecipientOutcome[]> {
-  const outcomes = await deliver(ctx, mail);
+  const outcomes = await deliverMessage(ctx, mail);
   await ctx.stores.blobs.delete(blobKeys.inbound(mail.mailId));
   return outcomes;
 }
 
-async function deliver(ctx: AppContext, mail: InboundMail): Promise<RecipientOutcome[]> {
+/** Stores the mail for each live inbox it names, leaving the inbound object to the caller (the local queue). */
+export async function deliverMessage(ctx: AppContext, mail: InboundMail): Promise<RecipientOutcome[]> {
   const outcomes: RecipientOutcome[] = [];
   const targets: { recipient: string; inbox: InboxRoute }[] = [];
   const routed = inboxAddresses(mail.recipients, ctx.settings.domains);
