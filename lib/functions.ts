@@ -4,7 +4,7 @@ import { CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
@@ -31,6 +31,10 @@ export interface HandlerFunctionProps {
   memoryMb?: number;
   /** Powertools service name (logs and metrics dimension). */
   service: string;
+  /** Access-Control-Allow-Origin of the function's answers (lambdas/core/cors.ts); default `*`. */
+  corsOrigin?: string;
+  /** Added to the shared BUNDLING (the viewer function copies its files into its bundle). */
+  bundling?: Partial<BundlingOptions>;
   logRetention?: logs.RetentionDays;
 }
 
@@ -50,7 +54,7 @@ export function handlerFunction(scope: Construct, id: string, props: HandlerFunc
     architecture: lambda.Architecture.ARM_64,
     memorySize: props.memoryMb ?? 256,
     timeout: Duration.seconds(props.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
-    bundling: BUNDLING,
+    bundling: { ...BUNDLING, ...props.bundling },
     logGroup,
     environment: {
       TABLE_NAME: props.table.tableName,
@@ -58,6 +62,7 @@ export function handlerFunction(scope: Construct, id: string, props: HandlerFunc
       TEMPMAIL_DOMAINS: props.domains.join(','),
       POWERTOOLS_SERVICE_NAME: props.service,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      ...(props.corsOrigin ? { TEMPMAIL_CORS_ORIGIN: props.corsOrigin } : {}),
     },
   });
   acknowledgeNag(fn, 'AwsSolutions-L1');
@@ -65,7 +70,8 @@ export function handlerFunction(scope: Construct, id: string, props: HandlerFunc
   // Only the actions the access list names, on this table and bucket only: no grant* helpers, which add more.
   const actions = actionsFor(props.access);
   if (actions.table.length) {
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: actions.table, resources: [props.table.tableArn] }));
+    // The table's indexes too (GET /v1/inboxes queries the account index).
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: actions.table, resources: [props.table.tableArn, `${props.table.tableArn}/index/*`] }));
   }
   if (actions.objects.length) {
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: actions.objects, resources: [props.bucket.arnForObjects('*')] }));

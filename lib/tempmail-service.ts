@@ -22,6 +22,8 @@ export interface TempMailServiceProps {
   removalPolicy?: RemovalPolicy;
   /** Retention of function and access logs. Default one month (functions), three months (API access log). */
   logRetention?: logs.RetentionDays;
+  /** Access-Control-Allow-Origin of the API: `*` (default; keys travel in a header, never in cookies) or one origin. */
+  corsOrigin?: string;
   /** Put the stack outputs the `tempmail` CLI reads on the enclosing stack. Default true. */
   outputs?: boolean;
 }
@@ -40,7 +42,7 @@ export class TempMailService extends Construct {
     const domains = props.domains.map((d) => d.trim().toLowerCase());
     this.storage = new Storage(this, 'Storage', { deletionProtection: props.tableDeletionProtection, removalPolicy: props.removalPolicy });
     const data = { table: this.storage.table, bucket: this.storage.bucket, domains, logRetention: props.logRetention };
-    this.api = new Api(this, 'Api', data);
+    this.api = new Api(this, 'Api', { ...data, corsOrigin: props.corsOrigin });
     this.mail = new MailIngest(this, 'Mail', { ...data, hostedZone: props.hostedZone, activateReceiptRuleSet: props.activateReceiptRuleSet });
     this.observability = new Observability(this, 'Observability', {
       restApi: this.api.restApi,

@@ -23,6 +23,7 @@ export class TempMailStack extends Stack {
       hostedZone: zoneId && zoneName ? { id: String(zoneId), name: String(zoneName) } : undefined,
       activateReceiptRuleSet: flag(context('activateReceiptRuleSet'), false),
       tableDeletionProtection: flag(context('tableDeletionProtection'), true),
+      corsOrigin: context('corsOrigin') === undefined ? undefined : String(context('corsOrigin')),
     });
   }
 }

@@ -35,6 +35,8 @@ export interface LocalConfig {
   ingestConcurrency: number;
   /** Print a fresh dev key when the store has none. */
   printDevKey: boolean;
+  /** Access-Control-Allow-Origin of the API (`*` by default, or one origin). */
+  corsOrigin?: string;
 }
 
 const int = (value: string | undefined, fallback: number): number => {
@@ -86,11 +88,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
     ingestConcurrency: Math.max(1, count(env.TEMPMAIL_INGEST_CONCURRENCY, store === 'embedded' ? 8 : 2, 'TEMPMAIL_INGEST_CONCURRENCY')),
     authorizerCacheSeconds: count(env.TEMPMAIL_AUTHORIZER_CACHE_SECONDS, AUTHORIZER_CACHE_SECONDS, 'TEMPMAIL_AUTHORIZER_CACHE_SECONDS'),
     printDevKey: env.TEMPMAIL_NO_DEV_KEY !== '1',
+    corsOrigin: env.TEMPMAIL_CORS_ORIGIN || undefined,
   };
 }
 
 export const LOCAL_TABLE = 'tempmail';
 export const LOCAL_BUCKET = 'tempmail';
+
+/** Where the local stack builds the viewer: inside its data folder, so that stacks side by side never share it. */
+export const viewerBuildDir = (dataDir: string) => path.join(dataDir, 'viewer');
 
 /** The service config of this local stack; `endpoints` are the stand-ins' in the dynamodb form. */
 export function serviceConfig(config: LocalConfig, endpoints?: { dynamodb: string; s3: string }): AppConfig {
@@ -98,5 +104,5 @@ export function serviceConfig(config: LocalConfig, endpoints?: { dynamodb: strin
     config.store === 'embedded'
       ? { kind: 'embedded', dataDir: config.dataDir, publicUrl: config.publicUrl }
       : { kind: 'dynamodb', table: LOCAL_TABLE, bucket: LOCAL_BUCKET, endpoints };
-  return appConfig({ store, domains: config.domains, planOverrides: config.planOverrides });
+  return appConfig({ store, domains: config.domains, planOverrides: config.planOverrides, corsOrigin: config.corsOrigin, viewerDir: viewerBuildDir(config.dataDir) });
 }

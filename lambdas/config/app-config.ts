@@ -5,6 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { parseDomains } from '../core/address';
+import { parseCorsOrigin } from '../core/cors';
 import { loadPlans, type Plan, type PlanName } from '../core/plans';
 
 export const STORE_KINDS = ['embedded', 'dynamodb'] as const;
@@ -15,6 +16,13 @@ export interface Settings {
   plans: Record<PlanName, Plan>;
   /** Lifetime of attachment and raw-mail download links, as S3 pre-signed URLs. */
   downloadUrlSeconds: number;
+  /** Access-Control-Allow-Origin of every API response: `*` (the default) or one origin (core/cors.ts). */
+  corsOrigin: string;
+  /**
+   * Where the viewer's built files are (the local stack builds them at start). Absent in a deployed function,
+   * whose bundle carries them beside its code (lib/viewer.ts).
+   */
+  viewerDir?: string;
 }
 
 export interface EmbeddedStoreConfig {
@@ -47,6 +55,7 @@ const envSchema = z.object({
   BUCKET_NAME: z.optional(z.string().check(z.minLength(1))),
   TEMPMAIL_DATA_DIR: z.optional(z.string().check(z.minLength(1))),
   TEMPMAIL_PUBLIC_URL: z.optional(z.url()),
+  TEMPMAIL_CORS_ORIGIN: z.optional(z.string()),
 });
 
 /** Thrown for a config that cannot work; the message names the setting. */
@@ -73,11 +82,17 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): AppConfig {
     kind === 'embedded'
       ? { kind, dataDir: required(vars.TEMPMAIL_DATA_DIR, 'TEMPMAIL_DATA_DIR'), publicUrl: required(vars.TEMPMAIL_PUBLIC_URL, 'TEMPMAIL_PUBLIC_URL') }
       : { kind, table: vars.TABLE_NAME ?? 'tempmail', bucket: vars.BUCKET_NAME ?? 'tempmail' };
-  return appConfig({ store, domains: vars.TEMPMAIL_DOMAINS, planOverrides: vars.TEMPMAIL_PLAN_OVERRIDES });
+  return appConfig({ store, domains: vars.TEMPMAIL_DOMAINS, planOverrides: vars.TEMPMAIL_PLAN_OVERRIDES, corsOrigin: vars.TEMPMAIL_CORS_ORIGIN });
 }
 
 /** Validates and completes a config built in code (the local stack, the CLI, tests). */
-export function appConfig(input: { store: AppConfig['store']; domains?: string | string[]; planOverrides?: string }): AppConfig {
+export function appConfig(input: {
+  store: AppConfig['store'];
+  domains?: string | string[];
+  planOverrides?: string;
+  corsOrigin?: string;
+  viewerDir?: string;
+}): AppConfig {
   let plans: Record<PlanName, Plan>;
   let domains: string[];
   try {
@@ -86,7 +101,16 @@ export function appConfig(input: { store: AppConfig['store']; domains?: string |
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
-  return { store: input.store, domains, plans, downloadUrlSeconds: DOWNLOAD_URL_SECONDS };
+  const corsOrigin = parseCorsOrigin(input.corsOrigin);
+  if (!corsOrigin) throw new ConfigError(`TEMPMAIL_CORS_ORIGIN must be * or one origin such as https://viewer.example.com, not "${input.corsOrigin}"`);
+  return {
+    store: input.store,
+    domains,
+    plans,
+    downloadUrlSeconds: DOWNLOAD_URL_SECONDS,
+    corsOrigin,
+    ...(input.viewerDir ? { viewerDir: input.viewerDir } : {}),
+  };
 }
 
 function required(value: string | undefined, name: string): string {

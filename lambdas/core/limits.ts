@@ -12,3 +12,9 @@ export const MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
 export const MAX_RECIPIENTS = 100;
 /** Bodies larger than this go to the bucket instead of the message item (DynamoDB items stop at 400 KB). */
 export const INLINE_BODY_BYTES = 100 * 1024;
+/**
+ * A filtered message list on DynamoDB reads at most this many of the inbox's items per request (newest first) and
+ * tests them in the function; when it stops early, the page carries a cursor to go on from there. Inboxes are
+ * small (a test's mail), so one request nearly always covers the whole inbox.
+ */
+export const MAX_FILTER_SCAN_ITEMS = 1_000;

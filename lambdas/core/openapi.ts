@@ -3,7 +3,7 @@
 import * as z from 'zod/mini';
 type ZodType<T = unknown> = z.ZodMiniType<T>;
 import { CONTRACT, type RouteContract } from './contract';
-import { ROUTES } from './routes';
+import { isApiRoute, ROUTES } from './routes';
 import { ErrorResponse } from './schemas';
 
 const ERRORS: Record<string, string> = {
@@ -31,7 +31,7 @@ function parameters(schema: ZodType | undefined, where: 'path' | 'query') {
 export function openApiDocument(domains: string[]) {
   const registry = z.globalRegistry;
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of ROUTES) {
+  for (const route of ROUTES.filter(isApiRoute)) {
     const contract: RouteContract = CONTRACT[route.name as keyof typeof CONTRACT];
     const response =
       contract.response === 'binary'

@@ -1,5 +1,7 @@
 /** What the use cases need from storage, as small interfaces: DynamoDB and S3 adapters implement them. */
+import type { InboxPosition } from './cursor';
 import type { ApiKeyRecord, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from './model';
+import type { MessageFilter } from './search';
 
 export interface Page<T> {
   items: T[];
@@ -11,12 +13,20 @@ export interface InboxStore {
   /** Writes the inbox and claims its address atomically; false when the address is held by a live inbox. */
   createInbox(inbox: InboxRecord): Promise<boolean>;
   getInbox(id: string): Promise<InboxRecord | null>;
+  /**
+   * An account's inboxes, expired ones too until they are removed, newest first (creation time, then id, both
+   * descending); `after` is where the previous page ended.
+   */
+  listInboxes(accountId: string, limit: number, after?: InboxPosition): Promise<{ items: InboxRecord[]; last?: InboxPosition }>;
   /** The inbox that holds (or, expired, last held) an address, read from its claim; callers check expiry. */
   inboxForAddress(address: string): Promise<InboxRoute | null>;
   /** Removes the inbox, its address claim and every message item. */
   deleteInbox(inbox: InboxRecord): Promise<void>;
-  /** Newest first. */
-  listMessages(inboxId: string, limit: number, after?: string): Promise<Page<MessageSummary>>;
+  /**
+   * Newest first. With a filter (core/search.ts), only matching messages; `last` may then name a message that did
+   * not match (where a bounded search stopped), and a page may hold fewer than `limit` items while `last` is set.
+   */
+  listMessages(inboxId: string, limit: number, after?: string, filter?: MessageFilter): Promise<Page<MessageSummary>>;
   /** Messages newer than `after`, oldest first (the wait endpoint). */
   messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<MessageSummary[]>;
   getMessage(inboxId: string, messageId: string): Promise<MessageRecord | null>;

@@ -36,10 +36,22 @@ export const InboxPath = z.object({ inbox_id: z.string() });
 export const MessagePath = z.object({ inbox_id: z.string(), message_id: z.string() });
 export const NoQuery = z.strictObject({});
 
-export const ListMessagesQuery = z.strictObject({
+export const ListInboxesQuery = z.strictObject({
   limit: z.optional(intString('limit', 1, MAX_PAGE_SIZE)),
   cursor: z.optional(z.string().check(z.maxLength(200))),
 });
+
+export const ListMessagesQuery = z.strictObject({
+  limit: z.optional(intString('limit', 1, MAX_PAGE_SIZE)),
+  cursor: z.optional(z.string().check(z.maxLength(200))),
+  q: z.optional(described(z.string().check(z.maxLength(200)), 'case-insensitive substring of the subject, the sender ("name <address>") or the text')),
+  from: z.optional(described(z.string().check(z.maxLength(320)), 'case-insensitive substring of the sender, "name <address>"')),
+  subject: z.optional(described(z.string().check(z.maxLength(998)), 'case-insensitive substring of the subject')),
+});
+
+/** Pages the viewer's static files; any query (a cache-buster) is ignored. */
+export const ViewerQuery = z.object({});
+export const ViewerPath = z.object({ asset: z.optional(z.string()) });
 
 export const WaitQuery = z.strictObject({
   timeout: z.optional(intString('timeout', 1, MAX_WAIT_SECONDS)),
@@ -62,9 +74,15 @@ export const Inbox = named(
     created_at: timestamp,
     expires_at: timestamp,
     message_count: int(),
-    status: z.literal('active'),
+    status: described(z.enum(['active', 'expired']), 'expired inboxes are listed as such until they are removed (an hour after expiry)'),
   }),
   'Inbox',
+);
+
+export const InboxList = named(
+  z.object({ inboxes: z.array(Inbox), next_cursor: z.optional(z.string()) }),
+  'InboxList',
+  "the caller's inboxes, newest first",
 );
 
 export const MessageSummary = named(
@@ -80,7 +98,11 @@ export const MessageSummary = named(
 );
 
 export const MessageList = named(
-  z.object({ messages: z.array(MessageSummary), total: int(), next_cursor: z.optional(z.string()) }),
+  z.object({
+    messages: z.array(MessageSummary),
+    total: described(int(), "the inbox's whole count, filtered or not"),
+    next_cursor: z.optional(described(z.string(), 'present while more remain; a filtered page may hold fewer than limit messages (even none) and still have one')),
+  }),
   'MessageList',
 );
 
