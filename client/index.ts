@@ -2,7 +2,7 @@
  * A typed client for the TempMail REST API: fetch only, no dependencies, so the MCP server, the CLI and tests can
  * all carry it.
  */
-import type { Deleted, Inbox, InboxCreated, Message, MessageList, WaitResult } from './types';
+import type { Deleted, Inbox, InboxCreated, InboxList, Message, MessageList, WaitResult } from './types';
 
 export * from './types';
 
@@ -58,6 +58,11 @@ export class TempMailClient {
     return this.json('POST', '/v1/inboxes', { body });
   }
 
+  /** The caller's inboxes, newest first; expired ones are listed (status "expired") until they are removed. */
+  listInboxes(query: { limit?: number; cursor?: string } = {}): Promise<InboxList> {
+    return this.json('GET', '/v1/inboxes', { query });
+  }
+
   getInbox(inboxId: string): Promise<Inbox> {
     return this.json('GET', `/v1/inboxes/${enc(inboxId)}`);
   }
@@ -66,7 +71,8 @@ export class TempMailClient {
     return this.json('DELETE', `/v1/inboxes/${enc(inboxId)}`);
   }
 
-  listMessages(inboxId: string, query: { limit?: number; cursor?: string } = {}): Promise<MessageList> {
+  /** `q`, `from`, `subject`: case-insensitive substring filters; a filtered page may be short while next_cursor is set. */
+  listMessages(inboxId: string, query: { limit?: number; cursor?: string; q?: string; from?: string; subject?: string } = {}): Promise<MessageList> {
     return this.json('GET', `/v1/inboxes/${enc(inboxId)}/messages`, { query });
   }
 

@@ -7,6 +7,7 @@ import type * as schemas from '../lambdas/core/schemas';
 
 export type InboxCreated = z.infer<typeof schemas.InboxCreated>;
 export type Inbox = z.infer<typeof schemas.Inbox>;
+export type InboxList = z.infer<typeof schemas.InboxList>;
 export type MessageSummary = z.infer<typeof schemas.MessageSummary>;
 export type MessageList = z.infer<typeof schemas.MessageList>;
 export type Attachment = z.infer<typeof schemas.Attachment>;
