@@ -12,7 +12,7 @@ import { Construct } from 'constructs';
 import { AUTHORIZER_CACHE_SECONDS, GATEWAY_RESPONSES, THROTTLE_RETRY_AFTER_SECONDS, type GatewayResponseType } from '../lambdas/core/gateway-responses';
 import { BASE_PLANS, burstOf, PAID_PLANS, ratePerSecond, type PlanName } from '../lambdas/core/plans';
 import { DEFAULT_CORS_ORIGIN, parseCorsOrigin } from '../lambdas/core/cors';
-import { AUTHORIZER_ACCESS, AUTHORIZER_HANDLER, ROUTES, VIEWER_HANDLER } from '../lambdas/core/routes';
+import { AUTHORIZER_ACCESS, AUTHORIZER_HANDLER, ROUTES, VIEWER_HANDLERS } from '../lambdas/core/routes';
 import { gatewayCorsHeaders, preflightMethod } from './cors';
 import { handlerFunction } from './functions';
 import { acknowledgeNag } from './nag';
@@ -87,7 +87,7 @@ export class Api extends Construct {
         timeoutSeconds: route.timeoutSeconds,
         ...props,
         service: route.name,
-        ...(route.handler === VIEWER_HANDLER ? { bundling: viewerBundling() } : {}),
+        ...(VIEWER_HANDLERS.includes(route.handler) ? { bundling: viewerBundling() } : {}),
       });
       this.functions[route.name] = fn;
       const resource = this.restApi.root.resourceForPath(route.path);

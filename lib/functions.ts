@@ -9,6 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { Access } from '../lambdas/core/routes';
+import { ACCOUNT_INDEX } from '../lambdas/store/table-layout';
 import { BUNDLING, LAMBDA_RUNTIME } from './bundling';
 import { acknowledgeNag } from './nag';
 import { actionsFor } from './permissions';
@@ -70,8 +71,8 @@ export function handlerFunction(scope: Construct, id: string, props: HandlerFunc
   // Only the actions the access list names, on this table and bucket only: no grant* helpers, which add more.
   const actions = actionsFor(props.access);
   if (actions.table.length) {
-    // The table's indexes too (GET /v1/inboxes queries the account index).
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: actions.table, resources: [props.table.tableArn, `${props.table.tableArn}/index/*`] }));
+    // And its account index, by name (GET /v1/inboxes queries it).
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: actions.table, resources: [props.table.tableArn, `${props.table.tableArn}/index/${ACCOUNT_INDEX.name}`] }));
   }
   if (actions.objects.length) {
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: actions.objects, resources: [props.bucket.arnForObjects('*')] }));

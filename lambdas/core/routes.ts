@@ -2,8 +2,8 @@
  * The route table: the one place that states a route. The CDK stack builds API Gateway resources, one function
  * per route and each function's IAM policy from it; the local gateway dispatches with it.
  */
-/** The handler that serves the viewer's files (its deployed bundle carries them, see lib/viewer.ts). */
-export const VIEWER_HANDLER = 'api/get-viewer';
+/** The handlers that serve the viewer's page and files (their deployed bundles carry them, see lib/viewer.ts). */
+export const VIEWER_HANDLERS: readonly string[] = ['api/get-viewer', 'api/get-viewer-asset'];
 
 export type Access = 'table:read' | 'table:write' | 'bucket:read' | 'bucket:write' | 'bucket:delete';
 
@@ -38,8 +38,8 @@ export const ROUTES: readonly Route[] = [
   { name: 'getOpenApi', method: 'GET', path: '/v1/openapi.json', handler: 'api/get-openapi', auth: false, access: [], summary: 'This API as an OpenAPI 3.1 document' },
   // The web viewer (viewer/): its page and its bundled files, served on the API's own origin. Not API routes: the
   // OpenAPI document leaves out everything outside /v1.
-  { name: 'getViewer', method: 'GET', path: '/', handler: VIEWER_HANDLER, auth: false, access: [], summary: 'The web inbox viewer' },
-  { name: 'getViewerAsset', method: 'GET', path: '/viewer/{asset}', handler: VIEWER_HANDLER, auth: false, access: [], summary: "The viewer's bundled files" },
+  { name: 'getViewer', method: 'GET', path: '/', handler: 'api/get-viewer', auth: false, access: [], summary: 'The web inbox viewer' },
+  { name: 'getViewerAsset', method: 'GET', path: '/viewer/{asset}', handler: 'api/get-viewer-asset', auth: false, access: [], summary: "The viewer's bundled files" },
 ];
 
 /** Routes of the API proper (the viewer's files are served beside them). */

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * The web viewer in a real Chromium (playwright-core, test/support/browser.ts) against the shared local stack:
  * a person's path through it (key, inboxes, live mail over SMTP, a message's views, attachment, copy, search,
