@@ -30,6 +30,6 @@ module.exports = {
       testMatch: ['<rootDir>/test/**/*.test.ts'],
       testPathIgnorePatterns: ['<rootDir>/test/unit/', '<rootDir>/test/contract/embedded.test.ts'],
     },
-    { ...withStack('dynamodb'), testMatch: ['<rootDir>/test/integration/api.test.ts', '<rootDir>/test/integration/ingest.test.ts'] },
+    { ...withStack('dynamodb'), testMatch: ['<rootDir>/test/integration/api.test.ts', '<rootDir>/test/integration/ingest.test.ts', '<rootDir>/test/integration/viewer-api.test.ts'] },
   ],
 };
