@@ -12,7 +12,7 @@ import { MESSAGE_FRAME_SANDBOX } from '../../lambdas/core/viewer-policy';
 import { apiClient, describeError, forgetKey, isAbort, isUnauthorized, storedKey, storeKey, TempMailApiError } from './api';
 import { frameDocument, hasRemoteImages } from './message-frame';
 import { headersOf, type Header } from './raw';
-import { hrefOf, useRoute } from './router';
+import { hrefOf, parseRoute, useRoute } from './router';
 import { CopyButton, ErrorBox, formatTime, forgetSeen, isSeen, markSeen, timeLeft, useNow } from './ui';
 import './app.css';
 
@@ -23,6 +23,26 @@ const TTL_CHOICES = [
   { seconds: 86_400, label: '1 day' },
   { seconds: 604_800, label: '7 days' },
 ];
+
+/**
+ * The first inbox page and the domains, asked for as soon as the script runs when the page opens on the inbox
+ * list with a key already typed: the screen takes them instead of asking after its first render.
+ */
+const opening = (() => {
+  const key = storedKey();
+  if (!key || parseRoute(location.hash).name !== 'inboxes') return null;
+  const api = apiClient(key);
+  const settle = <T,>(p: Promise<T>) => (p.catch(() => undefined), p);
+  return { key, inboxes: settle(api.listInboxes({ limit: PAGE })), domains: settle(api.listDomains()) };
+})();
+let openingUsed = false;
+
+/** The opening requests, once, for this key; later loads ask anew. */
+function takeOpening(key: string) {
+  if (openingUsed || !opening || opening.key !== key) return null;
+  openingUsed = true;
+  return opening;
+}
 
 /** What every screen gets: the key, and what to do when the API refuses it. */
 interface Session {
@@ -125,9 +145,9 @@ function InboxesScreen({ session }: { session: Session }) {
   const fail = useCallback((e: unknown) => (isUnauthorized(e) ? session.signOut(describeError(e)) : setError(describeError(e))), [session]);
 
   const load = useCallback(
-    async (after?: string) => {
+    async (after?: string, early?: ReturnType<typeof takeOpening>) => {
       try {
-        const page = await apiClient(session.apiKey).listInboxes({ limit: PAGE, cursor: after });
+        const page = await (early?.inboxes ?? apiClient(session.apiKey).listInboxes({ limit: PAGE, cursor: after }));
         setInboxes((shown) => (after ? [...(shown ?? []), ...page.inboxes] : page.inboxes));
         setCursor(page.next_cursor);
       } catch (e) {
@@ -138,10 +158,9 @@ function InboxesScreen({ session }: { session: Session }) {
   );
 
   useEffect(() => {
-    void load();
-    apiClient(session.apiKey)
-      .listDomains()
-      .then((d) => setDomains(d.domains), fail);
+    const early = takeOpening(session.apiKey);
+    void load(undefined, early);
+    (early?.domains ?? apiClient(session.apiKey).listDomains()).then((d) => setDomains(d.domains), fail);
   }, [load, session, fail]);
 
   const create = async (event: Event) => {
