@@ -32,7 +32,12 @@ module.exports = {
     },
     {
       ...withStack('dynamodb'),
-      testMatch: ['<rootDir>/test/integration/api.test.ts', '<rootDir>/test/integration/ingest.test.ts', '<rootDir>/test/integration/webhooks.test.ts'],
+      testMatch: [
+        '<rootDir>/test/integration/api.test.ts',
+        '<rootDir>/test/integration/ingest.test.ts',
+        '<rootDir>/test/integration/webhooks.test.ts',
+        '<rootDir>/test/integration/viewer-api.test.ts',
+      ],
     },
   ],
 };

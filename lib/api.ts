@@ -11,10 +11,13 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { AUTHORIZER_CACHE_SECONDS, GATEWAY_RESPONSES, THROTTLE_RETRY_AFTER_SECONDS, type GatewayResponseType } from '../lambdas/core/gateway-responses';
 import { BASE_PLANS, burstOf, PAID_PLANS, ratePerSecond, type PlanName } from '../lambdas/core/plans';
+import { DEFAULT_CORS_ORIGIN, parseCorsOrigin } from '../lambdas/core/cors';
 import { API_GATEWAY_TIMEOUT_SECONDS, MAX_ROUTE_TIMEOUT_SECONDS } from '../lambdas/core/limits';
-import { AUTHORIZER_ACCESS, AUTHORIZER_HANDLER, HTTP_METHODS, ROUTES, STAGE_NAME } from '../lambdas/core/routes';
+import { AUTHORIZER_ACCESS, AUTHORIZER_HANDLER, HTTP_METHODS, ROUTES, STAGE_NAME, VIEWER_HANDLERS } from '../lambdas/core/routes';
+import { gatewayCorsHeaders, preflightMethod } from './cors';
 import { handlerFunction, type WebhookResources } from './functions';
 import { acknowledgeNag } from './nag';
+import { enableCompression, viewerBundling } from './viewer';
 
 export interface ApiProps {
   table: dynamodb.ITableV2;
@@ -25,6 +28,8 @@ export interface ApiProps {
   concurrency: { authorizer: number; longPoll: number };
   /** The webhook routes seal secrets and queue test deliveries. */
   webhooks?: WebhookResources;
+  /** Access-Control-Allow-Origin of every answer: `*` (default) or one origin. */
+  corsOrigin?: string;
 }
 
 /** The API's error body, as API Gateway itself must render it (the handlers render the same shape). */
@@ -75,6 +80,10 @@ export class Api extends Construct {
     });
     this.restApi.deploymentStage.node.addDependency(executionLogs);
 
+    enableCompression(this.restApi);
+    const corsOrigin = props.corsOrigin ?? DEFAULT_CORS_ORIGIN;
+    if (!parseCorsOrigin(corsOrigin)) throw new Error(`corsOrigin must be * or one origin such as https://viewer.example.com, not "${corsOrigin}"`);
+
     acknowledgeNag(this.restApi, 'AwsSolutions-APIG2');
     acknowledgeNag(this.restApi, 'AwsSolutions-COG4');
     acknowledgeNag(this.restApi, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]');
@@ -106,6 +115,7 @@ export class Api extends Construct {
         // A long poll holds its execution for up to MAX_WAIT_SECONDS: capped, so that one busy key cannot take the
         // account's whole concurrency; past the cap API Gateway answers 5xx and the client retries.
         reservedConcurrency: route.longPoll ? props.concurrency.longPoll : undefined,
+        ...(VIEWER_HANDLERS.includes(route.handler) ? { bundling: viewerBundling() } : {}),
       });
       this.functions[route.name] = fn;
       const resource = this.restApi.root.resourceForPath(route.path);
@@ -118,13 +128,17 @@ export class Api extends Construct {
       (byPath.get(route.path) ?? byPath.set(route.path, new Set()).get(route.path)!).add(route.method);
     }
 
-    // DESIGN: a wrong method is 405 in the error format. API Gateway would answer 403 (rendered as our 404), so the
+    // DESIGN: a wrong method is 405 in the error format (OPTIONS excepted: the CORS preflight, lib/cors.ts). API Gateway would answer 403 (rendered as our 404), so the
     // other verbs of each resource are mock integrations that answer 405 themselves. The integration response has no
     // selection pattern, so it is the default and answers whatever the mock's status.
     for (const [path, methods] of byPath) {
       const allowed = [...methods].join(', ');
       const body = errorBody(405, `method not allowed; allowed: ${allowed}`);
       for (const method of HTTP_METHODS.filter((m) => !methods.has(m))) {
+        if (method === 'OPTIONS') {
+          acknowledgeNag(preflightMethod(this.restApi.root.resourceForPath(path), [...methods], corsOrigin), 'AwsSolutions-APIG4');
+          continue;
+        }
         const mock = this.restApi.root.resourceForPath(path).addMethod(
           method,
           new apigw.MockIntegration({
@@ -148,6 +162,7 @@ export class Api extends Construct {
         // own x-amzn-RequestId on these answers.
         responseHeaders: {
           'Content-Type': "'application/json'",
+          ...gatewayCorsHeaders(corsOrigin),
           ...(throttled ? { 'Retry-After': `'${THROTTLE_RETRY_AFTER_SECONDS}'` } : {}),
         },
       });

@@ -5,12 +5,13 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Access } from '../lambdas/core/routes';
+import { ACCOUNT_INDEX } from '../lambdas/store/table-layout';
 import { BUNDLING, LAMBDA_RUNTIME } from './bundling';
 import { acknowledgeNag } from './nag';
 import { actionsFor } from './permissions';
@@ -35,6 +36,10 @@ export interface HandlerFunctionProps {
   service: string;
   /** Reserved concurrency: executions kept for this function and its ceiling. Undefined or 0: none. */
   reservedConcurrency?: number;
+  /** Access-Control-Allow-Origin of the function's answers (lambdas/core/cors.ts); default `*`. */
+  corsOrigin?: string;
+  /** Added to the shared BUNDLING (the viewer function copies its files into its bundle). */
+  bundling?: Partial<BundlingOptions>;
   logRetention?: logs.RetentionDays;
   /** The webhook key and queues (lib/webhooks.ts), for functions whose access list names them. */
   webhooks?: WebhookResources;
@@ -63,7 +68,7 @@ export function handlerFunction(scope: Construct, id: string, props: HandlerFunc
     memorySize: props.memoryMb ?? 256,
     timeout: Duration.seconds(props.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
     reservedConcurrentExecutions: props.reservedConcurrency || undefined,
-    bundling: BUNDLING,
+    bundling: { ...BUNDLING, ...props.bundling },
     logGroup,
     environment: {
       TABLE_NAME: props.table.tableName,
@@ -71,6 +76,7 @@ export function handlerFunction(scope: Construct, id: string, props: HandlerFunc
       TEMPMAIL_DOMAINS: props.domains.join(','),
       POWERTOOLS_SERVICE_NAME: props.service,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      ...(props.corsOrigin ? { TEMPMAIL_CORS_ORIGIN: props.corsOrigin } : {}),
     },
   });
   acknowledgeNag(fn, 'AwsSolutions-L1');
@@ -78,7 +84,8 @@ export function handlerFunction(scope: Construct, id: string, props: HandlerFunc
   // Only the actions the access list names, on this table and bucket only: no grant* helpers, which add more.
   const actions = actionsFor(props.access);
   if (actions.table.length) {
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: actions.table, resources: [props.table.tableArn] }));
+    // And its account index, by name (GET /v1/inboxes queries it).
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: actions.table, resources: [props.table.tableArn, `${props.table.tableArn}/index/${ACCOUNT_INDEX.name}`] }));
   }
   for (const [prefix, objectActions] of Object.entries(actions.objects)) {
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: objectActions, resources: [props.bucket.arnForObjects(`${prefix}*`)] }));

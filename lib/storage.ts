@@ -1,4 +1,4 @@
-/** The one DynamoDB table (TTL, PITR) and the mail bucket (private, encrypted, TLS-only, lifecycle-expired). */
+/** The one DynamoDB table (TTL, PITR, the account index) and the mail bucket (private, encrypted, TLS-only, lifecycle-expired). */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import { REMOVAL_GRACE_SECONDS } from '../lambdas/core/inbox';
 import { BASE_PLANS, PLAN_NAMES } from '../lambdas/core/plans';
 import { blobKeys } from '../lambdas/core/ports';
+import { ACCOUNT_INDEX } from '../lambdas/store/table-layout';
 
 export const TTL_ATTRIBUTE = 'expires_at_epoch';
 
@@ -46,6 +47,15 @@ export class Storage extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: props.deletionProtection ?? true,
       removalPolicy,
+      // GET /v1/inboxes: an account's inboxes, newest first (lambdas/store/table-layout.ts).
+      globalSecondaryIndexes: [
+        {
+          indexName: ACCOUNT_INDEX.name,
+          partitionKey: { name: ACCOUNT_INDEX.partitionKey, type: dynamodb.AttributeType.STRING },
+          sortKey: { name: ACCOUNT_INDEX.sortKey, type: dynamodb.AttributeType.STRING },
+          projectionType: dynamodb.ProjectionType.ALL,
+        },
+      ],
     });
     this.accessLogs = new s3.Bucket(this, 'AccessLogs', {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,

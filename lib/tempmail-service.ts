@@ -23,6 +23,8 @@ export interface TempMailServiceProps {
   removalPolicy?: RemovalPolicy;
   /** Retention of function and access logs. Default one month (functions), three months (API access log). */
   logRetention?: logs.RetentionDays;
+  /** Access-Control-Allow-Origin of the API: `*` (default; keys travel in a header, never in cookies) or one origin. */
+  corsOrigin?: string;
   /** Put the stack outputs the `tempmail` CLI reads on the enclosing stack. Default true. */
   outputs?: boolean;
   /** Subscribed to the alarm topic by e-mail (SNS sends a confirmation link first). */
@@ -66,7 +68,7 @@ export class TempMailService extends Construct {
     const concurrency = { ...DEFAULT_CONCURRENCY, ...props.concurrency };
     // Before the API: its webhook routes are granted the key and the delivery queue.
     this.webhooks = new Webhooks(this, 'Webhooks', { ...data, removalPolicy: props.removalPolicy });
-    this.api = new Api(this, 'Api', { ...data, concurrency, webhooks: this.webhooks });
+    this.api = new Api(this, 'Api', { ...data, concurrency, webhooks: this.webhooks, corsOrigin: props.corsOrigin });
     // Payloads link to the full message in the API.
     this.webhooks.dispatcher.addEnvironment('TEMPMAIL_API_URL', this.api.restApi.url);
     this.mail = new MailIngest(this, 'Mail', {

@@ -37,6 +37,7 @@ export class TempMailStack extends Stack {
           .filter(([, value]) => value !== undefined),
       ),
       sesReceivingRegions: list(context('sesReceivingRegions')),
+      corsOrigin: context('corsOrigin') === undefined ? undefined : String(context('corsOrigin')),
     });
   }
 }

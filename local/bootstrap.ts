@@ -1,12 +1,39 @@
-/** Creates the table (with TTL) and the bucket when absent: the local equivalent of the CDK storage construct. */
-import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+/** Creates the table (with TTL and its index) and the bucket when absent: the local equivalent of the CDK storage construct. */
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+  type DynamoDBClient,
+  type GlobalSecondaryIndex,
+} from '@aws-sdk/client-dynamodb';
+import { ACCOUNT_INDEX } from '../lambdas/store/table-layout';
 import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 
 export const TTL_ATTRIBUTE = 'expires_at_epoch';
 
+const accountIndex: GlobalSecondaryIndex = {
+  IndexName: ACCOUNT_INDEX.name,
+  KeySchema: [
+    { AttributeName: ACCOUNT_INDEX.partitionKey, KeyType: 'HASH' },
+    { AttributeName: ACCOUNT_INDEX.sortKey, KeyType: 'RANGE' },
+  ],
+  Projection: { ProjectionType: 'ALL' },
+};
+const indexAttributes = [
+  { AttributeName: ACCOUNT_INDEX.partitionKey, AttributeType: 'S' as const },
+  { AttributeName: ACCOUNT_INDEX.sortKey, AttributeType: 'S' as const },
+];
+
 export async function ensureTable(db: DynamoDBClient, table: string): Promise<void> {
   try {
-    await db.send(new DescribeTableCommand({ TableName: table }));
+    const { Table } = await db.send(new DescribeTableCommand({ TableName: table }));
+    // A data folder from before the index: add it (DynamoDB Local builds it from the items at once).
+    if (!Table?.GlobalSecondaryIndexes?.some((index) => index.IndexName === ACCOUNT_INDEX.name)) {
+      await db.send(
+        new UpdateTableCommand({ TableName: table, AttributeDefinitions: indexAttributes, GlobalSecondaryIndexUpdates: [{ Create: accountIndex }] }),
+      );
+    }
     return;
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
@@ -18,11 +45,13 @@ export async function ensureTable(db: DynamoDBClient, table: string): Promise<vo
       AttributeDefinitions: [
         { AttributeName: 'pk', AttributeType: 'S' },
         { AttributeName: 'sk', AttributeType: 'S' },
+        ...indexAttributes,
       ],
       KeySchema: [
         { AttributeName: 'pk', KeyType: 'HASH' },
         { AttributeName: 'sk', KeyType: 'RANGE' },
       ],
+      GlobalSecondaryIndexes: [accountIndex],
     }),
   );
   // DynamoDB Local accepts the TTL setting but never deletes: the local sweep does (local/sweep.ts).

@@ -47,6 +47,8 @@ export interface LocalConfig {
     /** Delivery attempts under way at once. */
     concurrency: number;
   };
+  /** Access-Control-Allow-Origin of the API (`*` by default, or one origin). */
+  corsOrigin?: string;
 }
 
 const int = (value: string | undefined, fallback: number): number => {
@@ -109,6 +111,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
       timeoutMs: Math.max(1, count(env.TEMPMAIL_WEBHOOK_TIMEOUT_MS, DELIVERY_TIMEOUT_MS, 'TEMPMAIL_WEBHOOK_TIMEOUT_MS')),
       concurrency: Math.max(1, count(env.TEMPMAIL_WEBHOOK_CONCURRENCY, 32, 'TEMPMAIL_WEBHOOK_CONCURRENCY')),
     },
+    corsOrigin: env.TEMPMAIL_CORS_ORIGIN || undefined,
   };
 }
 
@@ -129,6 +132,9 @@ function flag(value: string | undefined, fallback: boolean, name: string): boole
 export const LOCAL_TABLE = 'tempmail';
 export const LOCAL_BUCKET = 'tempmail';
 
+/** Where the local stack builds the viewer: inside its data folder, so that stacks side by side never share it. */
+export const viewerBuildDir = (dataDir: string) => path.join(dataDir, 'viewer');
+
 /** The service config of this local stack; `endpoints` are the stand-ins' in the dynamodb form. */
 export function serviceConfig(config: LocalConfig, endpoints?: { dynamodb: string; s3: string }): AppConfig {
   const store: AppConfig['store'] =
@@ -140,6 +146,8 @@ export function serviceConfig(config: LocalConfig, endpoints?: { dynamodb: strin
     store,
     domains: config.domains,
     planOverrides: config.planOverrides,
+    corsOrigin: config.corsOrigin,
+    viewerDir: viewerBuildDir(config.dataDir),
     webhooks: { retryScheduleSeconds, allowPrivate, timeoutMs, apiUrl: config.publicUrl },
     // Both local forms seal with the data folder's key and queue in the store (DynamoDB Local has no SQS beside it).
     webhookRuntime: { secrets: { kind: 'file', dataDir: config.dataDir }, queue: { kind: 'store' } },

@@ -6,9 +6,11 @@
  */
 import http from 'node:http';
 import { createHash, randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { errorBody } from '../lambdas/core/errors';
-import { GATEWAY_RESPONSES, type GatewayResponseType } from '../lambdas/core/gateway-responses';
+import { corsHeaders, preflightHeaders } from '../lambdas/core/cors';
+import { COMPRESSION_MIN_BYTES, GATEWAY_RESPONSES, type GatewayResponseType } from '../lambdas/core/gateway-responses';
 import { LAMBDA_RESPONSE_LIMIT_BYTES, MAX_BODY_BYTES } from '../lambdas/core/limits';
 import { matchRoute, type Route } from '../lambdas/core/routes';
 import { isPlanName } from '../lambdas/core/plans';
@@ -33,7 +35,8 @@ export interface GatewayOptions {
   log?: (line: string) => void;
 }
 
-export type Reply = { status: number; headers: Record<string, string>; body: Buffer };
+/** `own`: made by the gateway itself (its errors, preflights), which adds the CORS headers, as API Gateway's do. */
+export type Reply = { status: number; headers: Record<string, string>; body: Buffer; own?: boolean };
 
 function gatewayError(type: GatewayResponseType, requestId: string, extra: Record<string, string> = {}, message?: string, sentStatus?: number): Reply {
   const { status, message: fixed, keepStatus } = GATEWAY_RESPONSES[type];
@@ -61,6 +64,7 @@ function jsonReply(status: number, body: unknown, requestId: string, extra: Reco
     status,
     headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId, 'X-Content-Type-Options': 'nosniff', ...extra },
     body: Buffer.from(JSON.stringify(body)),
+    own: true,
   };
 }
 
@@ -118,8 +122,10 @@ export class LocalGateway {
           return jsonReply(500, errorBody(500, `internal error; request id ${requestId}`), requestId);
         })
         .then((reply) => {
-          res.writeHead(reply.status, { ...reply.headers, 'Content-Length': String(reply.body.length) });
-          res.end(reply.body);
+          const headers = reply.own ? { ...corsHeaders(this.options.ctx.settings.corsOrigin), ...reply.headers } : reply.headers;
+          const body = this.compress(req, reply, headers);
+          res.writeHead(reply.status, { ...headers, 'Content-Length': String(body.length) });
+          res.end(body);
         });
     });
     // Requests Node's parser rejects (bad headers, oversized headers) still get the error format.
@@ -131,6 +137,17 @@ export class LocalGateway {
         `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       );
     });
+  }
+
+  /** gzip, like API Gateway's minimumCompressionSize, for clients that accept it; download links are served as stored. */
+  private compress(req: http.IncomingMessage, reply: Reply, headers: Record<string, string>): Buffer {
+    const accepts = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+    const type = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
+    const compressible = /^(text\/|application\/(json|javascript)|image\/svg)/.test(type);
+    if (!accepts || !compressible || reply.body.length < COMPRESSION_MIN_BYTES || (req.url ?? '').startsWith(DOWNLOAD_PATH)) return reply.body;
+    headers['Content-Encoding'] = 'gzip';
+    headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
+    return gzipSync(reply.body);
   }
 
   async listen(): Promise<string> {
@@ -163,6 +180,11 @@ export class LocalGateway {
     if (body === 'too-large') return gatewayError('REQUEST_TOO_LARGE', requestId, {}, `request body exceeds ${MAX_BODY_BYTES} bytes`);
     const match = matchRoute(method, url.pathname);
     if (match.kind === 'not-found') return gatewayError('MISSING_AUTHENTICATION_TOKEN', requestId, {}, `no such route: ${url.pathname}`);
+    // A CORS preflight: answered by the gateway for every resource, with no key (browsers send none), as the CDK
+    // stack's OPTIONS mocks do.
+    if (method === 'OPTIONS' && match.kind === 'method-not-allowed') {
+      return { status: 204, headers: { 'X-Request-Id': requestId, ...preflightHeaders(this.options.ctx.settings.corsOrigin, match.allowed) }, body: Buffer.alloc(0), own: true };
+    }
     if (match.kind === 'method-not-allowed') {
       return jsonReply(405, errorBody(405, `method ${method} not allowed on ${url.pathname}; allowed: ${match.allowed.join(', ')}`), requestId, {
         Allow: match.allowed.join(', '),

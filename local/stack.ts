@@ -14,7 +14,8 @@ import { standInSettings } from '../lambdas/store/clients';
 import { appContext, installContext, type AppContext } from '../lambdas/usecases/context';
 import { ensureKey, issueKey, listKeys } from '../lambdas/usecases/keys';
 import { ensureBucket, ensureTable } from './bootstrap';
-import { LOCAL_BUCKET, LOCAL_TABLE, serviceConfig, type LocalConfig } from './config';
+import { buildViewer } from '../viewer/build';
+import { LOCAL_BUCKET, LOCAL_TABLE, serviceConfig, viewerBuildDir, type LocalConfig } from './config';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { LocalGateway } from './gateway';
 import { startS3Local } from './s3-local';
@@ -98,6 +99,8 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
       await ensureBucket(new S3Client({ forcePathStyle: true, ...standInSettings(endpoints.s3) }), LOCAL_BUCKET);
     }
 
+    // The web viewer, served at / by the gateway: built from viewer/src now, so that it always matches the sources.
+    buildViewer(viewerBuildDir(config.dataDir));
     const ctx = appContext(serviceConfig(config, endpoints));
     stops.push(() => ctx.stores.close());
     // The handlers the gateway loads (sources or bundles) run on this context, not one of their own.

@@ -11,6 +11,7 @@ import type {
   Domains,
   Inbox,
   InboxCreated,
+  InboxList,
   Message,
   MessageList,
   WaitResult,
@@ -117,6 +118,11 @@ export class TempMailClient {
     return this.json('POST', '/v1/inboxes', { body: input });
   }
 
+  /** The caller's inboxes, newest first; expired ones are listed (status "expired") until they are removed. */
+  listInboxes(query: { limit?: number; cursor?: string } = {}): Promise<InboxList> {
+    return this.json('GET', '/v1/inboxes', { query });
+  }
+
   getInbox(inboxId: string): Promise<Inbox> {
     return this.json('GET', `/v1/inboxes/${enc(inboxId)}`);
   }
@@ -126,7 +132,8 @@ export class TempMailClient {
   }
 
   /** Summaries, newest first; pass `next_cursor` back as `cursor` for the next page. */
-  listMessages(inboxId: string, query: { limit?: number; cursor?: string } = {}): Promise<MessageList> {
+  /** `q`, `from`, `subject`: case-insensitive substring filters; a filtered page may be short while next_cursor is set. */
+  listMessages(inboxId: string, query: { limit?: number; cursor?: string; q?: string; from?: string; subject?: string } = {}): Promise<MessageList> {
     return this.json('GET', `/v1/inboxes/${enc(inboxId)}/messages`, { query });
   }
 

@@ -20,7 +20,13 @@ export interface Inbox {
   created_at: string;
   expires_at: string;
   message_count: number;
-  status: 'active';
+  /** Expired inboxes are listed as such until they are removed (an hour after expiry). */
+  status: 'active' | 'expired';
+}
+
+export interface InboxList {
+  inboxes: Inbox[];
+  next_cursor?: string;
 }
 
 export interface MessageSummary {

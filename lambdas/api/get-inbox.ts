@@ -5,5 +5,5 @@ import { ownedInbox } from '../usecases/inboxes';
 
 export const handler = apiHandler(CONTRACT.getInbox, async ({ params, caller, ctx }) => ({
   status: 200,
-  json: inboxView(await ownedInbox(ctx, caller, params.inbox_id)),
+  json: inboxView(await ownedInbox(ctx, caller, params.inbox_id), ctx.now()),
 }));

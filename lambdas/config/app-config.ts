@@ -5,6 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { parseDomains } from '../core/address';
+import { parseCorsOrigin } from '../core/cors';
 import { loadPlans, type Plan, type PlanName } from '../core/plans';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, DELIVERY_TIMEOUT_MS } from '../core/webhooks';
 
@@ -16,6 +17,13 @@ export interface Settings {
   plans: Record<PlanName, Plan>;
   /** Lifetime of attachment and raw-mail download links, as S3 pre-signed URLs. */
   downloadUrlSeconds: number;
+  /** Access-Control-Allow-Origin of every API response: `*` (the default) or one origin (core/cors.ts). */
+  corsOrigin: string;
+  /**
+   * Where the viewer's built files are (the local stack builds them at start). Absent in a deployed function,
+   * whose bundle carries them beside its code (lib/viewer.ts).
+   */
+  viewerDir?: string;
   webhooks: WebhookSettings;
 }
 
@@ -71,6 +79,7 @@ const envSchema = z.object({
   WEBHOOK_QUEUE_URL: z.optional(z.url()),
   WEBHOOK_DLQ_URL: z.optional(z.url()),
   TEMPMAIL_API_URL: z.optional(z.url()),
+  TEMPMAIL_CORS_ORIGIN: z.optional(z.string()),
 });
 
 /** Thrown for a config that cannot work; the message names the setting. */
@@ -106,6 +115,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): AppConfig {
     planOverrides: vars.TEMPMAIL_PLAN_OVERRIDES,
     webhooks: { allowPrivate: false, apiUrl: vars.TEMPMAIL_API_URL ?? (kind === 'embedded' ? vars.TEMPMAIL_PUBLIC_URL : undefined) },
     webhookRuntime,
+    corsOrigin: vars.TEMPMAIL_CORS_ORIGIN,
   });
 }
 
@@ -117,6 +127,8 @@ export function appConfig(input: {
   webhooks?: Partial<WebhookSettings>;
   /** Default: the data folder's key and the store's queue (embedded); KMS and SQS, unnamed (dynamodb). */
   webhookRuntime?: WebhookRuntimeConfig;
+  corsOrigin?: string;
+  viewerDir?: string;
 }): AppConfig {
   let plans: Record<PlanName, Plan>;
   let domains: string[];
@@ -137,7 +149,18 @@ export function appConfig(input: {
     (input.store.kind === 'embedded'
       ? { secrets: { kind: 'file', dataDir: input.store.dataDir }, queue: { kind: 'store' } }
       : { secrets: { kind: 'kms' }, queue: { kind: 'sqs' } });
-  return { store: input.store, domains, plans, downloadUrlSeconds: DOWNLOAD_URL_SECONDS, webhooks, webhookRuntime };
+  const corsOrigin = parseCorsOrigin(input.corsOrigin);
+  if (!corsOrigin) throw new ConfigError(`TEMPMAIL_CORS_ORIGIN must be * or one origin such as https://viewer.example.com, not "${input.corsOrigin}"`);
+  return {
+    store: input.store,
+    domains,
+    plans,
+    downloadUrlSeconds: DOWNLOAD_URL_SECONDS,
+    corsOrigin,
+    ...(input.viewerDir ? { viewerDir: input.viewerDir } : {}),
+    webhooks,
+    webhookRuntime,
+  };
 }
 
 function required(value: string | undefined, name: string): string {

@@ -16,6 +16,7 @@ export interface RouteContract {
 }
 
 export const CONTRACT = {
+  listInboxes: { query: s.ListInboxesQuery, response: s.InboxList, status: 200 },
   createInbox: { query: s.NoQuery, body: s.CreateInboxBody, response: s.InboxCreated, status: 201 },
   getInbox: { params: s.InboxPath, query: s.NoQuery, response: s.Inbox, status: 200 },
   deleteInbox: { params: s.InboxPath, query: s.NoQuery, response: s.Deleted, status: 200 },
@@ -32,4 +33,6 @@ export const CONTRACT = {
   testWebhook: { params: s.WebhookPath, query: s.NoQuery, response: s.WebhookTestQueued, status: 202 },
   listWebhookDeliveries: { params: s.WebhookPath, query: s.NoQuery, response: s.WebhookDeliveries, status: 200 },
   getOpenApi: { response: 'binary', status: 200, auth: false },
+  getViewer: { query: s.ViewerQuery, response: 'binary', status: 200, auth: false },
+  getViewerAsset: { params: s.ViewerPath, query: s.ViewerQuery, response: 'binary', status: 200, auth: false },
 } as const satisfies Record<string, RouteContract>;

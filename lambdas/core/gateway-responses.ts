@@ -59,3 +59,9 @@ export const GATEWAY_RESPONSES: Record<GatewayResponseType, { status: number; me
 export const THROTTLE_RETRY_AFTER_SECONDS = 1;
 /** How long API Gateway caches an authorizer's answer for one key. */
 export const AUTHORIZER_CACHE_SECONDS = 60;
+
+/**
+ * Responses at least this large are gzip-compressed for clients that accept it: API Gateway's
+ * minimumCompressionSize on AWS (lib/viewer.ts sets it), the local gateway alike. Mostly for the viewer's files.
+ */
+export const COMPRESSION_MIN_BYTES = 1024;

@@ -54,3 +54,9 @@ export const MESSAGE_CAPS = {
   /** Addresses in `cc` and `reply_to`. */
   addresses: 100,
 } as const;
+/**
+ * A filtered message list on DynamoDB reads at most this many of the inbox's items per request (newest first) and
+ * tests them in the function; when it stops early, the page carries a cursor to go on from there. Inboxes are
+ * small (a test's mail), so one request nearly always covers the whole inbox.
+ */
+export const MAX_FILTER_SCAN_ITEMS = 1_000;

@@ -8,7 +8,7 @@ import * as z from 'zod/mini';
 type ZodType<T = unknown> = z.ZodMiniType<T>;
 import { CONTRACT, type RouteContract } from './contract';
 import { MAX_BODY_BYTES } from './limits';
-import { allowedMethods, ROUTES, STAGE_NAME, type Route } from './routes';
+import { allowedMethods, isApiRoute, ROUTES, STAGE_NAME, type Route } from './routes';
 import { ErrorResponse } from './schemas';
 
 type OperationName = keyof typeof CONTRACT;
@@ -23,7 +23,14 @@ const TAGS: Record<Tag, string> = {
 };
 
 /** What each operation is for, beyond its one-line summary in the route table. */
-const OPERATIONS: Record<OperationName, { tag: Tag; description: string }> = {
+/** The viewer's page and files are not API operations (routes.ts isApiRoute): the document leaves them out. */
+const OPERATIONS: Record<Exclude<OperationName, 'getViewer' | 'getViewerAsset'>, { tag: Tag; description: string }> = {
+  listInboxes: {
+    tag: 'Inboxes',
+    description:
+      "The caller's inboxes, newest first, a page of `limit` at a time (`next_cursor` while more remain). An expired inbox is " +
+      'listed with `status: "expired"` until it is removed, an hour after expiry.',
+  },
   createWebhook: {
     tag: 'Webhooks',
     description:
@@ -161,8 +168,8 @@ function parameters(schema: ZodType | undefined, where: 'path' | 'query') {
 
 export function openApiDocument(domains: string[]) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of ROUTES) {
-    const name = route.name as OperationName;
+  for (const route of ROUTES.filter(isApiRoute)) {
+    const name = route.name as keyof typeof OPERATIONS;
     const contract: RouteContract = CONTRACT[name];
     paths[route.path] ??= {};
     paths[route.path][route.method.toLowerCase()] = {

@@ -1,6 +1,8 @@
 /** What the use cases need from storage, as small interfaces: DynamoDB and S3 adapters implement them. */
+import type { InboxPosition } from './cursor';
 import type { ApiKeyRecord, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from './model';
 import type { AttemptResult, DeliveryJob, DeliveryRecord, WebhookRecord } from './webhooks';
+import type { MessageFilter } from './search';
 
 export interface Page<T> {
   items: T[];
@@ -12,15 +14,21 @@ export interface InboxStore {
   /** Writes the inbox and claims its address atomically; false when the address is held by a live inbox. */
   createInbox(inbox: InboxRecord): Promise<boolean>;
   getInbox(id: string): Promise<InboxRecord | null>;
+  /**
+   * An account's inboxes, expired ones too until they are removed, newest first (creation time, then id, both
+   * descending); `after` is where the previous page ended.
+   */
+  listInboxes(accountId: string, limit: number, after?: InboxPosition): Promise<{ items: InboxRecord[]; last?: InboxPosition }>;
   /** The inbox that holds (or, expired, last held) an address, read from its claim; callers check expiry. */
   inboxForAddress(address: string): Promise<InboxRoute | null>;
   /** Removes the inbox, its address claim and every message item. */
   deleteInbox(inbox: InboxRecord): Promise<void>;
   /**
-   * Newest first. A page may hold fewer than `limit` items (a store bounds what one call reads); `last` is set
-   * whenever more may remain, and the next page starts after it.
+   * Newest first. A page may hold fewer than `limit` items (a store bounds what one call reads, and a filter
+   * (core/search.ts) leaves out what does not match); `last` is set whenever more may remain, and may then name a
+   * message that did not match: the next page starts after it.
    */
-  listMessages(inboxId: string, limit: number, after?: string): Promise<Page<MessageSummary>>;
+  listMessages(inboxId: string, limit: number, after?: string, filter?: MessageFilter): Promise<Page<MessageSummary>>;
   /**
    * Messages newer than `after`, oldest first (the wait endpoint). Like listMessages, a page may hold fewer than
    * `limit` (a store bounds what one call reads): `last` is set whenever more may remain, and the next call starts after it.

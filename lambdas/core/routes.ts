@@ -2,6 +2,9 @@
  * The route table: the one place that states a route. The CDK stack builds API Gateway resources, one function
  * per route and each function's IAM policy from it; the local gateway dispatches with it.
  */
+/** The handlers that serve the viewer's page and files (their deployed bundles carry them, see lib/viewer.ts). */
+export const VIEWER_HANDLERS: readonly string[] = ['api/get-viewer', 'api/get-viewer-asset'];
+
 import { MAX_ROUTE_TIMEOUT_SECONDS } from './limits';
 
 /**
@@ -46,6 +49,7 @@ export interface Route {
 }
 
 export const ROUTES: readonly Route[] = [
+  { name: 'listInboxes', method: 'GET', path: '/v1/inboxes', handler: 'api/list-inboxes', auth: true, access: ['table:read'], summary: "List the caller's inboxes, newest first" },
   { name: 'createInbox', method: 'POST', path: '/v1/inboxes', handler: 'api/create-inbox', auth: true, access: ['table:read', 'table:write'], summary: 'Create an inbox' },
   { name: 'getInbox', method: 'GET', path: '/v1/inboxes/{inbox_id}', handler: 'api/get-inbox', auth: true, access: ['table:read'], summary: 'Get an inbox' },
   { name: 'deleteInbox', method: 'DELETE', path: '/v1/inboxes/{inbox_id}', handler: 'api/delete-inbox', auth: true, access: ['table:read', 'table:write', 'bucket:read', 'bucket:delete'], summary: 'Delete an inbox and all its messages', timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS },
@@ -62,7 +66,14 @@ export const ROUTES: readonly Route[] = [
   { name: 'testWebhook', method: 'POST', path: '/v1/webhooks/{webhook_id}/test', handler: 'api/test-webhook', auth: true, access: ['table:read', 'deliveries:send'], summary: 'Send a webhook.test event now' },
   { name: 'listWebhookDeliveries', method: 'GET', path: '/v1/webhooks/{webhook_id}/deliveries', handler: 'api/list-webhook-deliveries', auth: true, access: ['table:read'], summary: 'Recent delivery attempts, newest first' },
   { name: 'getOpenApi', method: 'GET', path: '/v1/openapi.json', handler: 'api/get-openapi', auth: false, access: [], summary: 'This API as an OpenAPI 3.1 document' },
+  // The web viewer (viewer/): its page and its bundled files, served on the API's own origin. Not API routes: the
+  // OpenAPI document leaves out everything outside /v1.
+  { name: 'getViewer', method: 'GET', path: '/', handler: 'api/get-viewer', auth: false, access: [], summary: 'The web inbox viewer' },
+  { name: 'getViewerAsset', method: 'GET', path: '/viewer/{asset}', handler: 'api/get-viewer-asset', auth: false, access: [], summary: "The viewer's bundled files" },
 ];
+
+/** Routes of the API proper (the viewer's files are served beside them). */
+export const isApiRoute = (route: Pick<Route, 'path'>): boolean => route.path.startsWith('/v1/');
 
 /** The SES ingest function is not a route, but its access is stated here beside theirs. */
 export const INGEST_HANDLER = 'ingest/handler';

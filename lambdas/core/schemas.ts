@@ -69,10 +69,22 @@ export const InboxPath = z.object({ inbox_id: inboxId });
 export const MessagePath = z.object({ inbox_id: inboxId, message_id: messageId });
 export const NoQuery = z.strictObject({});
 
+export const ListInboxesQuery = z.strictObject({
+  limit: z.optional(queryInteger('limit', 1, MAX_PAGE_SIZE, `inboxes per page, default ${DEFAULT_PAGE_SIZE}`)),
+  cursor: z.optional(described(z.string().check(z.maxLength(200)), 'the next_cursor of the previous page')),
+});
+
 export const ListMessagesQuery = z.strictObject({
   limit: z.optional(queryInteger('limit', 1, MAX_PAGE_SIZE, `messages per page, default ${DEFAULT_PAGE_SIZE}`)),
   cursor: z.optional(described(z.string().check(z.maxLength(200)), 'the next_cursor of the previous page')),
+  q: z.optional(described(z.string().check(z.maxLength(200)), 'case-insensitive substring of the subject, the sender ("name <address>") or the text')),
+  from: z.optional(described(z.string().check(z.maxLength(320)), 'case-insensitive substring of the sender, "name <address>"')),
+  subject: z.optional(described(z.string().check(z.maxLength(998)), 'case-insensitive substring of the subject')),
 });
+
+/** Pages the viewer's static files; any query (a cache-buster) is ignored. */
+export const ViewerQuery = z.object({});
+export const ViewerPath = z.object({ asset: z.optional(z.string()) });
 
 export const WaitQuery = z.strictObject({
   timeout: z.optional(queryInteger('timeout', 1, MAX_WAIT_SECONDS, `seconds to hold the request, default ${DEFAULT_WAIT_SECONDS}`)),
@@ -100,9 +112,15 @@ export const Inbox = named(
     created_at: timestamp,
     expires_at: timestamp,
     message_count: count(),
-    status: z.literal('active'),
+    status: described(z.enum(['active', 'expired']), 'expired inboxes are listed as such until they are removed (an hour after expiry)'),
   }),
   'Inbox',
+);
+
+export const InboxList = named(
+  z.object({ inboxes: z.array(Inbox), next_cursor: z.optional(z.string()) }),
+  'InboxList',
+  "the caller's inboxes, newest first",
 );
 
 export const MessageSummary = named(
@@ -118,7 +136,11 @@ export const MessageSummary = named(
 );
 
 export const MessageList = named(
-  z.object({ messages: z.array(MessageSummary), total: count(), next_cursor: z.optional(z.string()) }),
+  z.object({
+    messages: z.array(MessageSummary),
+    total: described(count(), "the inbox's whole count, filtered or not"),
+    next_cursor: z.optional(described(z.string(), 'present while more remain; a filtered page may hold fewer than limit messages (even none) and still have one')),
+  }),
   'MessageList',
 );
 

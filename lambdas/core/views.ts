@@ -1,4 +1,5 @@
 /** Response shapes, field for field as the specification names them. */
+import { isExpired } from './inbox';
 import type { AttachmentRecord, InboxRecord, MessageDetail, MessageRecord, MessageSummary } from './model';
 import { MESSAGE_CAPS } from './limits';
 
@@ -10,13 +11,14 @@ export const inboxCreatedView = (inbox: InboxRecord) => ({
   ttl: inbox.ttl,
 });
 
-export const inboxView = (inbox: InboxRecord) => ({
+/** `nowMs` decides the status: an expired inbox is listed as such until it is removed. */
+export const inboxView = (inbox: InboxRecord, nowMs: number) => ({
   id: inbox.id,
   email: inbox.email,
   created_at: inbox.created_at,
   expires_at: inbox.expires_at,
   message_count: inbox.message_count,
-  status: 'active' as const,
+  status: isExpired(inbox.expires_at_epoch, nowMs) ? ('expired' as const) : ('active' as const),
 });
 
 export const summaryView = (m: MessageSummary) => ({

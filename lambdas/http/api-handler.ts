@@ -8,6 +8,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 // zod/mini, as in schemas.ts: the full zod would triple the bundle.
 import * as z from 'zod/mini';
 type ZodType<T = unknown> = z.ZodMiniType<T>;
+import { corsHeaders, DEFAULT_CORS_ORIGIN } from '../core/cors';
 import { ApiError, DependencyUnavailable, errorBody, payloadTooLarge, badRequest, unauthorized } from '../core/errors';
 import { MAX_BODY_BYTES } from '../core/limits';
 import type { Caller } from '../core/model';
@@ -39,11 +40,21 @@ interface Schemas<P, Q, B> {
   auth?: boolean;
 }
 
+/** The CORS headers of every answer, error or not; an answer about a broken config still gets the default. */
+function cors(): Record<string, string> {
+  try {
+    return corsHeaders(currentContext().settings.corsOrigin);
+  } catch {
+    return corsHeaders(DEFAULT_CORS_ORIGIN);
+  }
+}
+
 const jsonHeaders = (requestId: string, extra: Record<string, string> = {}) => ({
   'Content-Type': 'application/json; charset=utf-8',
   'X-Request-Id': requestId,
   'Cache-Control': 'no-store',
   'X-Content-Type-Options': 'nosniff',
+  ...cors(),
   ...extra,
 });
 
@@ -103,7 +114,7 @@ export function apiHandler<P = Record<string, never>, Q = Record<string, never>,
       const body = schemas.body ? parse(schemas.body, parseBody(event), 'body') : (undefined as B);
       const result = await run({ params, query, body, caller, ctx: currentContext(), requestId });
       if ('redirect' in result) {
-        return { statusCode: result.status, headers: { Location: result.redirect, 'X-Request-Id': requestId, 'Cache-Control': 'no-store' }, body: '' };
+        return { statusCode: result.status, headers: { Location: result.redirect, 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...cors() }, body: '' };
       }
       return { statusCode: result.status, headers: jsonHeaders(requestId, result.headers), body: JSON.stringify(result.json) };
     } catch (error) {

@@ -11,9 +11,13 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { InboxPosition } from '../core/cursor';
+import { MAX_FILTER_SCAN_ITEMS } from '../core/limits';
 import type { ApiKeyRecord, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
 import type { InboxStore, KeyStore, Page } from '../core/ports';
+import { matches, searchFields, type MessageFilter } from '../core/search';
 import { guard } from './guard';
+import { ACCOUNT_INDEX } from './table-layout';
 
 export const keys = {
   inbox: (id: string) => ({ pk: `INBOX#${id}`, sk: 'INBOX' }),
@@ -24,10 +28,13 @@ export const keys = {
 };
 
 const SUMMARY_FIELDS = ['id', 'from', 'from_name', 'subject', 'received_at', 'size'] as const;
-const summaryProjection = {
-  ProjectionExpression: SUMMARY_FIELDS.map((f) => `#${f}`).join(', '),
-  ExpressionAttributeNames: Object.fromEntries(SUMMARY_FIELDS.map((f) => [`#${f}`, f])),
-};
+const projection = (fields: readonly string[]) => ({
+  ProjectionExpression: fields.map((f) => `#${f}`).join(', '),
+  ExpressionAttributeNames: Object.fromEntries(fields.map((f) => [`#${f}`, f])),
+});
+const summaryProjection = projection(SUMMARY_FIELDS);
+/** What a filter tests: the summary and the inline text (bodies stored in the bucket are not searched). */
+const searchProjection = projection([...SUMMARY_FIELDS, 'text']);
 
 function strip<T>(item: Record<string, unknown> | undefined): T | null {
   if (!item) return null;
@@ -110,6 +117,37 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
   async getInbox(id: string): Promise<InboxRecord | null> {
     const out = await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.inbox(id), ConsistentRead: true })));
     return strip<InboxRecord>(out.Item);
+  }
+
+  async listInboxes(accountId: string, limit: number, after?: InboxPosition): Promise<{ items: InboxRecord[]; last?: InboxPosition }> {
+    const items: InboxRecord[] = [];
+    let start: Record<string, unknown> | undefined = after
+      ? { [ACCOUNT_INDEX.partitionKey]: accountId, [ACCOUNT_INDEX.sortKey]: after.created_at, ...keys.inbox(after.id) }
+      : undefined;
+    // The index also holds the account's API key items: filtered out, so a page may take more than one query.
+    do {
+      const page = await this.call(() =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            IndexName: ACCOUNT_INDEX.name,
+            KeyConditionExpression: '#account = :account',
+            FilterExpression: 'sk = :inbox',
+            ExpressionAttributeNames: { '#account': ACCOUNT_INDEX.partitionKey },
+            ExpressionAttributeValues: { ':account': accountId, ':inbox': 'INBOX' },
+            ScanIndexForward: false,
+            Limit: limit + 1 - items.length,
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      for (const item of page.Items ?? []) items.push(strip<InboxRecord>(item)!);
+      start = page.LastEvaluatedKey;
+    } while (start && items.length <= limit);
+    const more = items.length > limit;
+    const shown = items.slice(0, limit);
+    const end = shown[shown.length - 1];
+    return { items: shown, last: more ? { created_at: end.created_at, id: end.id } : undefined };
   }
 
   async inboxForAddress(address: string): Promise<InboxRoute | null> {
@@ -203,12 +241,53 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
     return { items, more: items.length >= want ? true : !!startKey };
   }
 
-  async listMessages(inboxId: string, limit: number, after?: string): Promise<Page<MessageSummary>> {
+  async listMessages(inboxId: string, limit: number, after?: string, filter?: MessageFilter): Promise<Page<MessageSummary>> {
+    if (filter) return this.searchMessages(inboxId, limit, after, filter);
     // One extra item tells whether another page exists, so a page that ends the list carries no cursor.
     const read = await this.readMessages(inboxId, limit + 1, { forward: false, start: after });
     const more = read.items.length > limit || read.more;
     const items = read.items.slice(0, limit);
     return { items, last: more && items.length ? items[items.length - 1].id : undefined };
+  }
+
+  /**
+   * A bounded filter (core/limits.ts MAX_FILTER_SCAN_ITEMS): reads the inbox's items newest first, tests each in
+   * the function (core/search.ts: DynamoDB's contains() is case-sensitive), and stops at `limit` matches or at the
+   * bound, whose last item then becomes the cursor to go on from.
+   */
+  private async searchMessages(inboxId: string, limit: number, after: string | undefined, filter: MessageFilter): Promise<Page<MessageSummary>> {
+    const found: MessageSummary[] = [];
+    let scanned = 0;
+    let lastScanned: string | undefined;
+    let start: Record<string, unknown> | undefined = after ? keys.message(inboxId, after) : undefined;
+    for (;;) {
+      const page = await this.call(() =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :msg)',
+            ExpressionAttributeValues: { ':pk': keys.inbox(inboxId).pk, ':msg': 'MSG#' },
+            ScanIndexForward: false,
+            Limit: Math.min(MAX_FILTER_SCAN_ITEMS - scanned, 250),
+            ExclusiveStartKey: start,
+            ...searchProjection,
+          }),
+        ),
+      );
+      for (const item of (page.Items ?? []) as (MessageSummary & { text?: string })[]) {
+        scanned++;
+        lastScanned = item.id;
+        if (!matches(searchFields(item), filter)) continue;
+        const { text: _text, ...summary } = item;
+        found.push(summary);
+        // One match beyond the page tells that more remain.
+        if (found.length > limit) return { items: found.slice(0, limit), last: found[limit - 1].id };
+      }
+      start = page.LastEvaluatedKey;
+      if (!start) return { items: found };
+      // The bound: the caller goes on from the last item read.
+      if (scanned >= MAX_FILTER_SCAN_ITEMS) return { items: found, last: lastScanned };
+    }
   }
 
   async messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<Page<MessageSummary>> {

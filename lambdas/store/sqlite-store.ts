@@ -20,9 +20,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { EmbeddedStoreConfig } from '../config/app-config';
 import { DependencyUnavailable } from '../core/errors';
+import type { InboxPosition } from '../core/cursor';
 import type { ApiKeyRecord, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
 import { blobKeys, type BlobStore, type DownloadHeaders, type InboxStore, type KeyStore, type Page, type SignedDownloads, type Stores } from '../core/ports';
 import { SqliteWebhookStore } from './sqlite-webhook-store';
+import { searchFields, type MessageFilter } from '../core/search';
 
 // libsql ships no types of its own; better-sqlite3's API, of which we use this much.
 interface Statement {
@@ -54,6 +56,8 @@ CREATE TABLE IF NOT EXISTS inboxes (
   record TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS inboxes_by_account ON inboxes (account_id, id);
+-- The inbox list's order (newest first): creation time, then id.
+CREATE INDEX IF NOT EXISTS inboxes_by_account_created ON inboxes (account_id, json_extract(record, '$.created_at'), id);
 CREATE INDEX IF NOT EXISTS inboxes_by_expiry ON inboxes (expires_at_epoch);
 CREATE TABLE IF NOT EXISTS address_claims (
   address TEXT PRIMARY KEY,
@@ -67,6 +71,15 @@ CREATE TABLE IF NOT EXISTS messages (
   id TEXT NOT NULL,
   summary TEXT NOT NULL,
   record TEXT NOT NULL,
+  PRIMARY KEY (inbox_id, id)
+) WITHOUT ROWID;
+-- The folded fields the message filters test (core/search.ts), one row per message.
+CREATE TABLE IF NOT EXISTS message_search (
+  inbox_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  sender TEXT NOT NULL,
+  body TEXT NOT NULL,
   PRIMARY KEY (inbox_id, id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS day_usage (
@@ -242,6 +255,27 @@ function guardedError(error: unknown): unknown {
 }
 
 const parse = <T>(json: unknown): T => JSON.parse(String(json)) as T;
+
+function insertSearchRow(engine: Engine, inboxId: string, message: MessageRecord): void {
+  const fields = searchFields(message);
+  engine.sql('INSERT OR REPLACE INTO message_search (inbox_id, id, subject, sender, body) VALUES (?, ?, ?, ?, ?)').run(inboxId, message.id, fields.subject, fields.sender, fields.text);
+}
+
+/** Data folders from before message_search existed: their messages get their rows once, at open. */
+function backfillSearchRows(engine: Engine): void {
+  const missing = engine.read(() =>
+    engine.sql('SELECT m.inbox_id, m.record FROM messages m WHERE NOT EXISTS (SELECT 1 FROM message_search s WHERE s.inbox_id = m.inbox_id AND s.id = m.id)').all(),
+  );
+  if (missing.length === 0) return;
+  engine.db.exec('BEGIN IMMEDIATE');
+  try {
+    for (const row of missing) insertSearchRow(engine, String(row.inbox_id), parse<MessageRecord>(row.record));
+    engine.db.exec('COMMIT');
+  } catch (error) {
+    engine.db.exec('ROLLBACK');
+    throw error;
+  }
+}
 const nowEpoch = () => Math.floor(Date.now() / 1000);
 
 export class SqliteInboxStore implements InboxStore, KeyStore {
@@ -271,6 +305,20 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
     return row ? { ...parse<InboxRecord>(row.record), message_count: Number(row.message_count) } : null;
   }
 
+  async listInboxes(accountId: string, limit: number, after?: InboxPosition): Promise<{ items: InboxRecord[]; last?: InboxPosition }> {
+    const created = "json_extract(record, '$.created_at')";
+    const rows = this.engine.read(() =>
+      after
+        ? this.engine
+            .sql(`SELECT record, message_count FROM inboxes WHERE account_id = ? AND (${created} < ? OR (${created} = ? AND id < ?)) ORDER BY ${created} DESC, id DESC LIMIT ?`)
+            .all(accountId, after.created_at, after.created_at, after.id, limit + 1)
+        : this.engine.sql(`SELECT record, message_count FROM inboxes WHERE account_id = ? ORDER BY ${created} DESC, id DESC LIMIT ?`).all(accountId, limit + 1),
+    );
+    const items = rows.slice(0, limit).map((r) => ({ ...parse<InboxRecord>(r.record), message_count: Number(r.message_count) }));
+    const end = items[items.length - 1];
+    return { items, last: rows.length > limit ? { created_at: end.created_at, id: end.id } : undefined };
+  }
+
   async inboxForAddress(address: string): Promise<InboxRoute | null> {
     const row = this.engine.read(() => this.engine.sql('SELECT inbox_id, account_id, plan, expires_at_epoch FROM address_claims WHERE address = ?').get(address));
     if (!row) return null;
@@ -282,17 +330,37 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
     await engine.write(() => {
       engine.sql('DELETE FROM inboxes WHERE id = ?').run(inbox.id);
       engine.sql('DELETE FROM messages WHERE inbox_id = ?').run(inbox.id);
+      engine.sql('DELETE FROM message_search WHERE inbox_id = ?').run(inbox.id);
       // A newer inbox may hold the address already.
       engine.sql('DELETE FROM address_claims WHERE address = ? AND inbox_id = ?').run(inbox.email, inbox.id);
     });
   }
 
-  async listMessages(inboxId: string, limit: number, after?: string): Promise<Page<MessageSummary>> {
+  async listMessages(inboxId: string, limit: number, after?: string, filter?: MessageFilter): Promise<Page<MessageSummary>> {
+    if (filter) return this.searchMessages(inboxId, limit, after, filter);
     const rows = this.engine.read(() =>
       after
         ? this.engine.sql('SELECT summary FROM messages WHERE inbox_id = ? AND id < ? ORDER BY id DESC LIMIT ?').all(inboxId, after, limit + 1)
         : this.engine.sql('SELECT summary FROM messages WHERE inbox_id = ? ORDER BY id DESC LIMIT ?').all(inboxId, limit + 1),
     );
+    const items = rows.slice(0, limit).map((r) => parse<MessageSummary>(r.summary));
+    return { items, last: rows.length > limit ? items[items.length - 1].id : undefined };
+  }
+
+  /**
+   * The inbox's rows in key order (newest first), each tested with a substring search of its folded fields: the
+   * same rules as DynamoDB's bounded filter and the wait endpoint (core/search.ts). SQLite's FTS5 would match
+   * words, not substrings; an inbox is small enough to scan.
+   */
+  private searchMessages(inboxId: string, limit: number, after: string | undefined, filter: MessageFilter): Page<MessageSummary> {
+    const where = ['s.inbox_id = ?'];
+    const params: unknown[] = [inboxId];
+    if (after) where.push('s.id < ?'), params.push(after);
+    if (filter.from !== undefined) where.push('instr(s.sender, ?) > 0'), params.push(filter.from);
+    if (filter.subject !== undefined) where.push('instr(s.subject, ?) > 0'), params.push(filter.subject);
+    if (filter.q !== undefined) where.push('(instr(s.subject, ?) > 0 OR instr(s.sender, ?) > 0 OR instr(s.body, ?) > 0)'), params.push(filter.q, filter.q, filter.q);
+    const sql = `SELECT m.summary FROM message_search s JOIN messages m ON m.inbox_id = s.inbox_id AND m.id = s.id WHERE ${where.join(' AND ')} ORDER BY s.id DESC LIMIT ?`;
+    const rows = this.engine.read(() => this.engine.sql(sql).all(...params, limit + 1));
     const items = rows.slice(0, limit).map((r) => parse<MessageSummary>(r.summary));
     return { items, last: rows.length > limit ? items[items.length - 1].id : undefined };
   }
@@ -325,6 +393,7 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
         size: message.size,
       };
       engine.sql('INSERT INTO messages (inbox_id, id, summary, record) VALUES (?, ?, ?, ?)').run(inbox.id, message.id, JSON.stringify(summary), JSON.stringify(message));
+      insertSearchRow(engine, inbox.id, message);
       engine.sql('UPDATE inboxes SET message_count = message_count + 1 WHERE id = ?').run(inbox.id);
       engine
         .sql('INSERT INTO day_usage (account_id, day, emails) VALUES (?, ?, 1) ON CONFLICT (account_id, day) DO UPDATE SET emails = emails + 1')
@@ -338,6 +407,7 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
     return engine.write(() => {
       const { changes } = engine.sql('DELETE FROM messages WHERE inbox_id = ? AND id = ?').run(inboxId, messageId);
       if (changes === 0) return false;
+      engine.sql('DELETE FROM message_search WHERE inbox_id = ? AND id = ?').run(inboxId, messageId);
       engine.sql('UPDATE inboxes SET message_count = message_count - 1 WHERE id = ?').run(inboxId);
       return true;
     });
@@ -485,6 +555,7 @@ function signingSecret(dataDir: string): Buffer {
 export function openEmbeddedStores(config: EmbeddedStoreConfig): Stores {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const engine = new Engine(path.join(config.dataDir, DATABASE_FILE));
+  backfillSearchRows(engine);
   const inboxes = new SqliteInboxStore(engine);
   const blobs = new SqliteBlobStore(engine, signingSecret(config.dataDir), config.publicUrl);
   return {

@@ -31,7 +31,7 @@ export interface AppContext {
 const EMBEDDED_ADAPTER = ['..', 'store', 'sqlite-store'].join('/');
 
 export function appContext(config: AppConfig, now: () => number = Date.now): AppContext {
-  const { domains, plans, downloadUrlSeconds, webhooks } = config;
+  const { domains, plans, downloadUrlSeconds, webhooks, corsOrigin, viewerDir } = config;
   let stores: Stores;
   if (config.store.kind === 'embedded') {
     // Required by a name esbuild does not follow: a deployed bundle carries neither this adapter nor its native
@@ -44,7 +44,7 @@ export function appContext(config: AppConfig, now: () => number = Date.now): App
     const { awsStores } = require('../store') as typeof import('../store');
     stores = awsStores(config.store);
   }
-  return { stores, settings: { domains, plans, downloadUrlSeconds, webhooks }, now, webhooks: webhookRuntime(config, stores) };
+  return { stores, settings: { domains, plans, downloadUrlSeconds, webhooks, corsOrigin, ...(viewerDir ? { viewerDir } : {}) }, now, webhooks: webhookRuntime(config, stores) };
 }
 
 function webhookRuntime(config: AppConfig, stores: Stores): WebhookRuntime {
@@ -66,6 +66,11 @@ type Slot = { [SLOT]?: AppContext };
 
 export function installContext(ctx: AppContext | undefined): void {
   (globalThis as Slot)[SLOT] = ctx;
+}
+
+/** The context the local stack installed, if any; never builds one (for handlers that need no storage). */
+export function installedContext(): AppContext | undefined {
+  return (globalThis as Slot)[SLOT];
 }
 
 export function currentContext(): AppContext {

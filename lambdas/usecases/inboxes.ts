@@ -1,10 +1,13 @@
 /** Inbox use cases: create, read, delete, with ownership and expiry rules applied. */
 import { matchDomain, normalizeUsername, reservedUsername, USERNAME_RULE } from '../core/address';
+import { decodeInboxCursor, encodeInboxCursor } from '../core/cursor';
 import { badRequest, conflict, notFound } from '../core/errors';
 import { INBOX_ID, newInboxId, randomUsername } from '../core/ids';
 import { isExpired, lifetime, REMOVAL_GRACE_SECONDS, resolveTtl } from '../core/inbox';
+import { DEFAULT_PAGE_SIZE } from '../core/limits';
 import type { Caller, InboxRecord } from '../core/model';
 import { blobKeys } from '../core/ports';
+import { inboxView } from '../core/views';
 import type { AppContext } from './context';
 
 export interface CreateInboxInput {
@@ -50,6 +53,17 @@ export async function ownedInbox(ctx: AppContext, caller: Caller, inboxId: strin
   if (!inbox || inbox.account_id !== caller.account_id) throw notFound(`inbox not found: ${inboxId}`);
   if (isExpired(inbox.expires_at_epoch, ctx.now())) throw notFound(`inbox expired: ${inboxId}`);
   return inbox;
+}
+
+/** The caller's inboxes, newest first, expired ones marked as such until they are removed. */
+export async function listInboxes(ctx: AppContext, caller: Caller, query: { limit?: number; cursor?: string }) {
+  const after = query.cursor === undefined ? undefined : decodeInboxCursor(query.cursor);
+  const page = await ctx.stores.inboxes.listInboxes(caller.account_id, query.limit ?? DEFAULT_PAGE_SIZE, after);
+  const now = ctx.now();
+  return {
+    inboxes: page.items.map((inbox) => inboxView(inbox, now)),
+    ...(page.last ? { next_cursor: encodeInboxCursor(page.last) } : {}),
+  };
 }
 
 /** Removes the inbox's items and its bucket prefix. Used by the API and by the local sweep. */

@@ -7,15 +7,25 @@ import { INBOX_ID, MESSAGE_ID } from '../core/ids';
 import { DEFAULT_PAGE_SIZE, DEFAULT_WAIT_SECONDS } from '../core/limits';
 import { messageDetail } from '../core/message';
 import type { Caller, MessageDetail, MessageRecord } from '../core/model';
+import { matches, messageFilter, searchFields } from '../core/search';
 import { summaryView, messageView } from '../core/views';
 import type { AppContext } from './context';
 import { ownedInbox } from './inboxes';
 
-export async function listMessages(ctx: AppContext, caller: Caller, inboxId: string, query: { limit?: number; cursor?: string }) {
+export interface ListMessagesQuery {
+  limit?: number;
+  cursor?: string;
+  q?: string;
+  from?: string;
+  subject?: string;
+}
+
+export async function listMessages(ctx: AppContext, caller: Caller, inboxId: string, query: ListMessagesQuery) {
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  const filter = messageFilter(query);
   // The page is read before the inbox: a message and the count it adds commit together, and a page read first can
   // only hold messages the later count includes. The page is discarded unless the caller owns a live inbox.
-  const page = INBOX_ID.test(inboxId) ? await ctx.stores.inboxes.listMessages(inboxId, query.limit ?? DEFAULT_PAGE_SIZE, after) : { items: [] };
+  const page = INBOX_ID.test(inboxId) ? await ctx.stores.inboxes.listMessages(inboxId, query.limit ?? DEFAULT_PAGE_SIZE, after, filter) : { items: [] };
   const inbox = await ownedInbox(ctx, caller, inboxId);
   return {
     messages: page.items.map(summaryView),
@@ -74,18 +84,13 @@ const POLL_MS = 250;
 export async function waitForMessage(ctx: AppContext, caller: Caller, inboxId: string, query: WaitQuery) {
   if (query.after !== undefined && !MESSAGE_ID.test(query.after)) throw notFound(`message not found: ${query.after}`);
   const deadline = ctx.now() + (query.timeout ?? DEFAULT_WAIT_SECONDS) * 1000;
-  const from = query.from?.toLowerCase();
-  const subject = query.subject?.toLowerCase();
+  const filter = messageFilter({ from: query.from, subject: query.subject });
   let after = query.after;
   for (;;) {
     const inbox = await ownedInbox(ctx, caller, inboxId);
     for (;;) {
       const batch = await ctx.stores.inboxes.messagesSince(inbox.id, after, 100);
-      const hit = batch.items.find(
-        (m) =>
-          (!from || `${m.from_name ?? ''} <${m.from}>`.toLowerCase().includes(from)) &&
-          (!subject || m.subject.toLowerCase().includes(subject)),
-      );
+      const hit = batch.items.find((m) => matches(searchFields(m), filter));
       if (hit) {
         const message = await ctx.stores.inboxes.getMessage(inbox.id, hit.id);
         if (message) return { message: await fullMessage(ctx, message), timed_out: false };

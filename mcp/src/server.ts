@@ -112,6 +112,26 @@ export function createServer(client: TempMailClient): McpServer {
   );
 
   server.registerTool(
+    'list_inboxes',
+    {
+      title: 'List inboxes',
+      description:
+        "Lists the caller's inboxes, newest first: id, address, expiry, message count and status (expired inboxes are listed until they are removed). Use next_cursor as cursor for the next page.",
+      inputSchema: { limit: z.number().int().min(1).max(100).optional(), cursor: z.string().optional() },
+      outputSchema: {
+        inboxes: z.array(z.object({ id: z.string(), email: z.string(), created_at: z.string(), expires_at: z.string(), message_count: z.number(), status: z.string() })),
+        next_cursor: z.string().optional(),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    ({ limit, cursor }) => tool(async () => {
+      const page = await client.listInboxes({ limit, cursor });
+      const lines = page.inboxes.map((i) => `${i.id}  ${i.email}  ${i.status}  ${i.message_count} message(s)  expires ${i.expires_at}`);
+      return ok(`${page.inboxes.length} inbox(es)${page.next_cursor ? ' (more: pass next_cursor)' : ''}.\n${lines.join('\n')}`, { ...page });
+    }),
+  );
+
+  server.registerTool(
     'get_inbox',
     {
       title: 'Get an inbox',

@@ -44,9 +44,9 @@ describe('tempmail-mcp over stdio', () => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual([
-      'create_inbox', 'delete_inbox', 'extract_verification', 'get_inbox', 'get_message', 'list_domains', 'list_messages', 'wait_for_message',
+      'create_inbox', 'delete_inbox', 'extract_verification', 'get_inbox', 'get_message', 'list_domains', 'list_inboxes', 'list_messages', 'wait_for_message',
     ]);
-    for (const name of ['get_inbox', 'list_messages', 'get_message', 'list_domains', 'wait_for_message', 'extract_verification']) {
+    for (const name of ['list_inboxes', 'get_inbox', 'list_messages', 'get_message', 'list_domains', 'wait_for_message', 'extract_verification']) {
       expect(byName[name].annotations?.readOnlyHint).toBe(true);
     }
     expect(byName.delete_inbox.annotations?.destructiveHint).toBe(true);
@@ -92,6 +92,8 @@ describe('tempmail-mcp over stdio', () => {
     expect(full.structuredContent.html).toContain('<b>482913</b>');
     expect(full.structuredContent.auth).toEqual({ spf: 'DISABLED', dkim: 'DISABLED', dmarc: 'DISABLED', spam: 'DISABLED', virus: 'DISABLED' });
 
+    const inboxes = await call(client, 'list_inboxes', { limit: 100 });
+    expect(inboxes.structuredContent.inboxes).toContainEqual(expect.objectContaining({ id, email, status: 'active', message_count: 1 }));
     const listed = await call(client, 'list_messages', { inbox_id: id });
     expect(listed.structuredContent.total).toBe(1);
     expect((await call(client, 'get_inbox', { inbox_id: id })).structuredContent.message_count).toBe(1);

@@ -15,7 +15,8 @@ import { DEFAULT_CONCURRENCY, OUTPUTS } from '../../lib/tempmail-service';
 import { API_GATEWAY_TIMEOUT_SECONDS, MAX_ROUTE_TIMEOUT_SECONDS } from '../../lambdas/core/limits';
 import { AUTHORIZER_CACHE_SECONDS, GATEWAY_RESPONSES, THROTTLE_RETRY_AFTER_SECONDS } from '../../lambdas/core/gateway-responses';
 import { BASE_PLANS, burstOf, PAID_PLANS, PLAN_NAMES, ratePerSecond } from '../../lambdas/core/plans';
-import { AUTHORIZER_ACCESS, INGEST_ACCESS, ROUTES } from '../../lambdas/core/routes';
+import { AUTHORIZER_ACCESS, INGEST_ACCESS, ROUTES, VIEWER_HANDLERS } from '../../lambdas/core/routes';
+import { COMPRESSION_MIN_BYTES } from '../../lambdas/core/gateway-responses';
 
 const domains = ['mail.tempmail.test', 'inbox.tempmail.test', 'box.tempmail.test'];
 const context = { 'tempmail:domains': domains, 'tempmail:activateReceiptRuleSet': false };
@@ -224,6 +225,8 @@ describe('API', () => {
         ResponseTemplates: { 'application/json': JSON.stringify({ error: { code: status, message } }) },
         ResponseParameters: {
           'gatewayresponse.header.Content-Type': "'application/json'",
+          'gatewayresponse.header.Access-Control-Allow-Origin': "'*'",
+          'gatewayresponse.header.Access-Control-Expose-Headers': "'X-Request-Id, Retry-After'",
           ...(throttled ? { 'gatewayresponse.header.Retry-After': `'${THROTTLE_RETRY_AFTER_SECONDS}'` } : {}),
         },
       });
@@ -276,6 +279,34 @@ describe('API', () => {
         ],
       }),
     });
+  });
+
+  it('answers OPTIONS on every resource with a keyless 204 CORS preflight', () => {
+    const methods = Object.values(template.findResources('AWS::ApiGateway::Method') as Record<string, Resource>).map((r) => r.Properties);
+    const preflights = methods.filter((m) => m.HttpMethod === 'OPTIONS');
+    expect(preflights).toHaveLength(new Set(ROUTES.map((r) => r.path)).size);
+    for (const m of preflights) {
+      expect(m.AuthorizationType).toBe('NONE');
+      expect(m.Integration.Type).toBe('MOCK');
+      const params = m.Integration.IntegrationResponses[0].ResponseParameters;
+      expect(m.Integration.IntegrationResponses[0].StatusCode).toBe('204');
+      expect(params['method.response.header.Access-Control-Allow-Origin']).toBe("'*'");
+      expect(params['method.response.header.Access-Control-Allow-Headers']).toBe("'X-API-Key, Content-Type'");
+      expect(params['method.response.header.Access-Control-Expose-Headers']).toBe("'X-Request-Id, Retry-After'");
+      expect(params['method.response.header.Access-Control-Allow-Methods']).toMatch(/OPTIONS'$/);
+    }
+  });
+
+  it("deploys the viewer's built files inside the viewer functions' bundles, and compresses responses", () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { MinimumCompressionSize: COMPRESSION_MIN_BYTES });
+    const fns = ourFunctions();
+    for (const route of ROUTES.filter((r) => VIEWER_HANDLERS.includes(r.handler))) {
+      const key = String(fns[functionId(route.name)].props.Code.S3Key);
+      const bundle = path.join(outdir, `asset.${key.replace(/\.zip$/, '')}`);
+      expect(fs.existsSync(path.join(bundle, 'index.js'))).toBe(true);
+      expect(fs.readFileSync(path.join(bundle, 'viewer', 'index.html'), 'utf8')).toMatch(/<script type="module" src="viewer\/app-\w+\.js">/);
+      expect(fs.readdirSync(path.join(bundle, 'viewer', 'assets')).sort()).toEqual([expect.stringMatching(/^app-\w+\.css$/), expect.stringMatching(/^app-\w+\.js$/)]);
+    }
   });
 
   it('writes an access log without callers or keys', () => {

@@ -196,6 +196,7 @@ it('answers every success as declared', async () => {
   await call(op('listMessages'), 200, { ids: { inbox }, query: '?limit=1' });
   await call(op('getMessage'), 200, { ids: { inbox, message } });
   await call(op('getRawMessage'), 302, { ids: { inbox, message } });
+  await call(op('listInboxes'), 200, { query: '?limit=2' });
   await call(op('listDomains'), 200);
   await call(op('getOpenApi'), 200);
   await call(op('deleteMessage'), 200, { ids: { inbox, message } });

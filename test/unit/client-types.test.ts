@@ -13,6 +13,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const proofs: Record<string, true> = {
   InboxCreated: true satisfies Same<client.InboxCreated, z.infer<typeof schemas.InboxCreated>>,
   Inbox: true satisfies Same<client.Inbox, z.infer<typeof schemas.Inbox>>,
+  InboxList: true satisfies Same<client.InboxList, z.infer<typeof schemas.InboxList>>,
   MessageSummary: true satisfies Same<client.MessageSummary, z.infer<typeof schemas.MessageSummary>>,
   MessageList: true satisfies Same<client.MessageList, z.infer<typeof schemas.MessageList>>,
   Attachment: true satisfies Same<client.Attachment, z.infer<typeof schemas.Attachment>>,
