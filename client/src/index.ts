@@ -144,7 +144,11 @@ export class TempMailClient {
   /** The message as received over SMTP (message/rfc822). */
   /** The API answers with a redirect to a download link (a pre-signed URL); it is followed here without the API key. */
   async getRawMessage(inboxId: string, messageId: string): Promise<Uint8Array> {
-    const res = await this.request('GET', `/v1/inboxes/${enc(inboxId)}/messages/${enc(messageId)}/raw`, { redirect: 'manual' });
+    const path = `/v1/inboxes/${enc(inboxId)}/messages/${enc(messageId)}/raw`;
+    const res = await this.request('GET', path, { redirect: 'manual' });
+    // A browser hides a manual redirect's Location (an opaque redirect): there it follows the link itself, which the
+    // viewer, on the API's own origin, can read (a link to another origin needs that origin's CORS).
+    if (res.type === 'opaqueredirect') return new Uint8Array(await (await this.request('GET', path)).arrayBuffer());
     const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
     if (!location) return new Uint8Array(await res.arrayBuffer());
     let download: Response;
