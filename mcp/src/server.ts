@@ -49,7 +49,20 @@ function messageResult(m: Message, format: 'text' | 'html' | 'full') {
     untrusted_content_notice: UNTRUSTED_NOTICE,
   };
   if (format === 'html') return { ...base, html: m.html };
-  if (format === 'full') return { ...base, text: m.text, html: m.html, auth: m.auth, content_id_attachments: m.attachments.filter((a) => a.content_id).map((a) => a.id) };
+  if (format === 'full') {
+    return {
+      ...base,
+      text: m.text,
+      html: m.html,
+      auth: m.auth,
+      content_id_attachments: m.attachments.filter((a) => a.content_id).map((a) => a.id),
+      cc: m.cc,
+      reply_to: m.reply_to,
+      message_id: m.message_id,
+      in_reply_to: m.in_reply_to,
+      headers: m.headers,
+    };
+  }
   return { ...base, text: readableText(m) };
 }
 
@@ -83,6 +96,11 @@ const messageShape = {
   html: z.string().optional(),
   auth: z.record(z.string(), z.string()).optional(),
   content_id_attachments: z.array(z.string()).optional(),
+  cc: z.array(z.string()).optional(),
+  reply_to: z.array(z.string()).optional(),
+  message_id: z.string().nullable().optional(),
+  in_reply_to: z.string().nullable().optional(),
+  headers: z.array(z.object({ name: z.string(), value: z.string() })).optional(),
 };
 
 const inboxId = z.string().describe('The inbox id, e.g. inbox_…, as returned by create_inbox');
@@ -117,7 +135,7 @@ export function createServer(client: TempMailClient): McpServer {
       title: 'List inboxes',
       description:
         "Lists the caller's inboxes, newest first: id, address, expiry, message count and status (expired inboxes are listed until they are removed). Use next_cursor as cursor for the next page.",
-      inputSchema: { limit: z.number().int().min(1).max(100).optional(), cursor: z.string().optional() },
+      inputSchema: z.strictObject({ limit: z.number().int().min(1).max(100).optional(), cursor: z.string().optional() }),
       outputSchema: {
         inboxes: z.array(z.object({ id: z.string(), email: z.string(), created_at: z.string(), expires_at: z.string(), message_count: z.number(), status: z.string() })),
         next_cursor: z.string().optional(),
@@ -171,7 +189,7 @@ export function createServer(client: TempMailClient): McpServer {
     {
       title: 'Read a message',
       description:
-        'Returns one message. format "text" (default) gives the plain text (HTML turned into readable text when there is no text part) to save tokens; "html" the HTML; "full" everything including authentication verdicts. Codes and links found in it are always included.',
+        'Returns one message. format "text" (default) gives the plain text (HTML turned into readable text when there is no text part) to save tokens; "html" the HTML; "full" everything including authentication verdicts and every header. Codes and links found in it are always included.',
       inputSchema: z.strictObject({ inbox_id: inboxId, message_id: messageId, format: z.enum(['text', 'html', 'full']).optional() }),
       outputSchema: messageShape,
       annotations: { readOnlyHint: true, openWorldHint: true },

@@ -91,6 +91,7 @@ describe('tempmail-mcp over stdio', () => {
     const full = await call(client, 'get_message', { inbox_id: id, message_id: message.id, format: 'full' });
     expect(full.structuredContent.html).toContain('<b>482913</b>');
     expect(full.structuredContent.auth).toEqual({ spf: 'DISABLED', dkim: 'DISABLED', dmarc: 'DISABLED', spam: 'DISABLED', virus: 'DISABLED' });
+    expect(full.structuredContent.headers).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Subject' })]));
 
     const inboxes = await call(client, 'list_inboxes', { limit: 100 });
     expect(inboxes.structuredContent.inboxes).toContainEqual(expect.objectContaining({ id, email, status: 'active', message_count: 1 }));
