@@ -263,7 +263,7 @@ export class TempMailClient {
     } catch (error) {
       throw new TempMailNetworkError(`cannot reach the TempMail API at ${this.baseUrl}: ${(error as Error).message}`, { cause: error });
     }
-    if (res.ok || (options.redirect === 'manual' && res.status >= 300 && res.status < 400)) return res;
+    if (res.ok || (options.redirect === 'manual' && ((res.status >= 300 && res.status < 400) || res.type === 'opaqueredirect'))) return res;
     const requestId = res.headers.get('x-request-id') ?? undefined;
     const retryAfterHeader = res.headers.get('retry-after');
     const retryAfter = retryAfterHeader && /^\d+$/.test(retryAfterHeader) ? Number(retryAfterHeader) : undefined;

@@ -6,7 +6,7 @@ import { http, expectError } from '../support/http';
 import { startStack, type StackHandle } from '../support/stack';
 
 const run = promisify(execFile);
-const CLI = path.resolve(__dirname, '../../bin/tempmail.js');
+const CLI = path.resolve(__dirname, '../../cli/bin/tempmail.js');
 
 describe('local stack persistence', () => {
   let stack: StackHandle;
