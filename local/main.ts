@@ -10,6 +10,7 @@ async function main(): Promise<void> {
   const store = config.store === 'embedded' ? `embedded (SQLite in ${config.dataDir})` : `dynamodb (DynamoDB Local ${stack.dynamoEndpoint}, S3 server ${stack.s3Endpoint}, data in ${config.dataDir})`;
   console.log(`TempMail local stack is up.
   API       ${stack.apiUrl}   (TEMPMAIL_API_URL; routes under /v1, OpenAPI at ${stack.apiUrl}/v1/openapi.json)
+  viewer    ${stack.apiUrl}/   (the web inbox viewer: paste a key)
   SMTP      ${config.host}:${stack.smtpPort}   domains: ${config.domains.join(', ')}
   store     ${store}`);
   const dev = config.rateLimits ? `${burstOf(stack.ctx.settings.plans.dev)}-request burst, ${stack.ctx.settings.plans.dev.requests_per_minute}/min` : 'never rate limited (TEMPMAIL_RATE_LIMITS=off)';
@@ -31,6 +32,10 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', (reason) => console.error('[local] unhandled rejection:', reason));
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  // `npm start` runs us under npm and a shell; a SIGTERM to npm (a CI job's `kill $!`) ends both without passing it
+  // on. Orphaned, we stop too, rather than hold the ports for a stack nobody controls.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && void stop('parent process gone'), 1_000).unref();
 }
 
 // Lambda runs Node 22; the SDK's Node 20 end-of-support notice is noise here. CloudWatch embedded metrics mean
