@@ -37,6 +37,7 @@ module.exports = {
         '<rootDir>/test/integration/ingest.test.ts',
         '<rootDir>/test/integration/webhooks.test.ts',
         '<rootDir>/test/integration/viewer-api.test.ts',
+        '<rootDir>/test/integration/delete-inbox.test.ts',
       ],
     },
   ],

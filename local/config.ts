@@ -49,6 +49,8 @@ export interface LocalConfig {
   };
   /** Access-Control-Allow-Origin of the API (`*` by default, or one origin). */
   corsOrigin?: string;
+  /** How long one DELETE of an inbox spends removing messages before it answers (the rest follows). */
+  deleteBudgetMs?: number;
 }
 
 const int = (value: string | undefined, fallback: number): number => {
@@ -112,6 +114,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
       concurrency: Math.max(1, count(env.TEMPMAIL_WEBHOOK_CONCURRENCY, 32, 'TEMPMAIL_WEBHOOK_CONCURRENCY')),
     },
     corsOrigin: env.TEMPMAIL_CORS_ORIGIN || undefined,
+    deleteBudgetMs: env.TEMPMAIL_DELETE_BUDGET_MS ? count(env.TEMPMAIL_DELETE_BUDGET_MS, 0, 'TEMPMAIL_DELETE_BUDGET_MS') : undefined,
   };
 }
 
@@ -147,6 +150,7 @@ export function serviceConfig(config: LocalConfig, endpoints?: { dynamodb: strin
     domains: config.domains,
     planOverrides: config.planOverrides,
     corsOrigin: config.corsOrigin,
+    deleteBudgetMs: config.deleteBudgetMs,
     viewerDir: viewerBuildDir(config.dataDir),
     webhooks: { retryScheduleSeconds, allowPrivate, timeoutMs, apiUrl: config.publicUrl },
     // Both local forms seal with the data folder's key and queue in the store (DynamoDB Local has no SQS beside it).

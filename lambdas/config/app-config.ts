@@ -17,6 +17,11 @@ export interface Settings {
   plans: Record<PlanName, Plan>;
   /** Lifetime of attachment and raw-mail download links, as S3 pre-signed URLs. */
   downloadUrlSeconds: number;
+  /**
+   * How long one DELETE of an inbox may spend removing its messages before it answers (the inbox is already gone
+   * for its owner and its address free); a retried DELETE, the local sweep or DynamoDB's TTL finishes the rest.
+   */
+  deleteBudgetMs: number;
   /** Access-Control-Allow-Origin of every API response: `*` (the default) or one origin (core/cors.ts). */
   corsOrigin: string;
   /**
@@ -66,6 +71,8 @@ export interface AppConfig extends Settings {
 }
 
 const DOWNLOAD_URL_SECONDS = 900;
+/** Well inside a route's 27 s (MAX_ROUTE_TIMEOUT_SECONDS), so the answer is never cut off. */
+const DELETE_BUDGET_MS = 20_000;
 
 const envSchema = z.object({
   TEMPMAIL_STORE: z.optional(z.enum(STORE_KINDS)),
@@ -129,6 +136,7 @@ export function appConfig(input: {
   webhookRuntime?: WebhookRuntimeConfig;
   corsOrigin?: string;
   viewerDir?: string;
+  deleteBudgetMs?: number;
 }): AppConfig {
   let plans: Record<PlanName, Plan>;
   let domains: string[];
@@ -156,6 +164,7 @@ export function appConfig(input: {
     domains,
     plans,
     downloadUrlSeconds: DOWNLOAD_URL_SECONDS,
+    deleteBudgetMs: input.deleteBudgetMs ?? DELETE_BUDGET_MS,
     corsOrigin,
     ...(input.viewerDir ? { viewerDir: input.viewerDir } : {}),
     webhooks,

@@ -23,6 +23,8 @@ export interface InboxRecord {
   expires_at_epoch: number;
   ttl: number;
   message_count: number;
+  /** Set by DELETE: gone for its owner and its address free, while its messages are still being removed. */
+  deleting?: true;
 }
 
 /** What routing mail to an inbox needs; the address claim carries it, so a recipient costs one read. */

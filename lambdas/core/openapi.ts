@@ -60,7 +60,10 @@ const OPERATIONS: Record<Exclude<OperationName, 'getViewer' | 'getViewerAsset'>,
   },
   deleteInbox: {
     tag: 'Inboxes',
-    description: 'Deletes the inbox, its messages and their attachments at once. A second delete of the same inbox is 404.',
+    description:
+      'Deletes the inbox, its messages and their attachments. The inbox is gone for its owner and its address free at once; ' +
+      'a very large inbox may need more than one request to empty (each spends about 20 s): a repeated delete goes on ' +
+      '(200) until it is finished, then answers 404. Whatever a delete leaves is removed anyway (sweep locally, TTL on AWS).',
   },
   listMessages: {
     tag: 'Messages',

@@ -24,6 +24,14 @@ export interface InboxStore {
   /** Removes the inbox, its address claim and every message item. */
   deleteInbox(inbox: InboxRecord): Promise<void>;
   /**
+   * The first step of a DELETE, before any message goes: marks the inbox `deleting` and moves its expiry (and its
+   * address claim's, while the claim names it) to `expiredAtEpoch`, so the address is free at once and whatever a
+   * DELETE leaves is removed by the sweep (or TTL) later.
+   */
+  markInboxDeleting(inbox: InboxRecord, expiredAtEpoch: number): Promise<void>;
+  /** Removes up to `max` of the inbox's message items; the number removed (0: none left). */
+  deleteMessages(inboxId: string, max: number): Promise<number>;
+  /**
    * Newest first. A page may hold fewer than `limit` items (a store bounds what one call reads, and a filter
    * (core/search.ts) leaves out what does not match); `last` is set whenever more may remain, and may then name a
    * message that did not match: the next page starts after it.

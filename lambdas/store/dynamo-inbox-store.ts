@@ -195,6 +195,52 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
     }
   }
 
+  async markInboxDeleting(inbox: InboxRecord, expiredAtEpoch: number): Promise<void> {
+    await this.call(() =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.inbox(inbox.id),
+          UpdateExpression: 'SET deleting = :yes, expires_at_epoch = :e',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':yes': true, ':e': expiredAtEpoch },
+        }),
+      ),
+    ).catch((error) => {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error; // removed meanwhile
+    });
+    await this.call(() =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.address(inbox.email),
+          UpdateExpression: 'SET expires_at_epoch = :e',
+          ConditionExpression: 'inbox_id = :id',
+          ExpressionAttributeValues: { ':e': expiredAtEpoch, ':id': inbox.id },
+        }),
+      ),
+    ).catch((error) => {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error; // claimed by a newer inbox already
+    });
+  }
+
+  async deleteMessages(inboxId: string, max: number): Promise<number> {
+    const page = await this.call(() =>
+      this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :msg)',
+          ExpressionAttributeValues: { ':pk': keys.inbox(inboxId).pk, ':msg': 'MSG#' },
+          ProjectionExpression: 'pk, sk',
+          Limit: max,
+        }),
+      ),
+    );
+    const items = (page.Items ?? []) as { pk: string; sk: string }[];
+    for (let i = 0; i < items.length; i += 25) await this.batchDelete(items.slice(i, i + 25));
+    return items.length;
+  }
+
   private async batchDelete(items: { pk: string; sk: string }[]): Promise<void> {
     let requests = items.map((k) => ({ DeleteRequest: { Key: { pk: k.pk, sk: k.sk } } }));
     for (let attempt = 0; requests.length > 0; attempt++) {

@@ -325,6 +325,28 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
     return { id: String(row.inbox_id), email: address, account_id: String(row.account_id), plan: row.plan as InboxRoute['plan'], expires_at_epoch: Number(row.expires_at_epoch) };
   }
 
+  async markInboxDeleting(inbox: InboxRecord, expiredAtEpoch: number): Promise<void> {
+    const { engine } = this;
+    await engine.write(() => {
+      engine
+        .sql("UPDATE inboxes SET expires_at_epoch = ?, record = json_set(record, '$.deleting', json('true'), '$.expires_at_epoch', ?) WHERE id = ?")
+        .run(expiredAtEpoch, expiredAtEpoch, inbox.id);
+      engine.sql('UPDATE address_claims SET expires_at_epoch = ? WHERE address = ? AND inbox_id = ?').run(expiredAtEpoch, inbox.email, inbox.id);
+    }, true);
+  }
+
+  deleteMessages(inboxId: string, max: number): Promise<number> {
+    const { engine } = this;
+    return engine.write(() => {
+      const ids = engine.sql('SELECT id FROM messages WHERE inbox_id = ? LIMIT ?').all(inboxId, max).map((r) => String(r.id));
+      for (const id of ids) {
+        engine.sql('DELETE FROM messages WHERE inbox_id = ? AND id = ?').run(inboxId, id);
+        engine.sql('DELETE FROM message_search WHERE inbox_id = ? AND id = ?').run(inboxId, id);
+      }
+      return ids.length;
+    });
+  }
+
   async deleteInbox(inbox: InboxRecord): Promise<void> {
     const { engine } = this;
     await engine.write(() => {

@@ -31,7 +31,7 @@ export interface AppContext {
 const EMBEDDED_ADAPTER = ['..', 'store', 'sqlite-store'].join('/');
 
 export function appContext(config: AppConfig, now: () => number = Date.now): AppContext {
-  const { domains, plans, downloadUrlSeconds, webhooks, corsOrigin, viewerDir } = config;
+  const { domains, plans, downloadUrlSeconds, deleteBudgetMs, webhooks, corsOrigin, viewerDir } = config;
   let stores: Stores;
   if (config.store.kind === 'embedded') {
     // Required by a name esbuild does not follow: a deployed bundle carries neither this adapter nor its native
@@ -44,7 +44,7 @@ export function appContext(config: AppConfig, now: () => number = Date.now): App
     const { awsStores } = require('../store') as typeof import('../store');
     stores = awsStores(config.store);
   }
-  return { stores, settings: { domains, plans, downloadUrlSeconds, webhooks, corsOrigin, ...(viewerDir ? { viewerDir } : {}) }, now, webhooks: webhookRuntime(config, stores) };
+  return { stores, settings: { domains, plans, downloadUrlSeconds, deleteBudgetMs, webhooks, corsOrigin, ...(viewerDir ? { viewerDir } : {}) }, now, webhooks: webhookRuntime(config, stores) };
 }
 
 function webhookRuntime(config: AppConfig, stores: Stores): WebhookRuntime {

@@ -49,9 +49,15 @@ export async function createInbox(ctx: AppContext, caller: Caller, input: Create
  * The caller's live inbox, or 404: another account's inbox is "not found" (never 403), so ids cannot be probed.
  */
 export async function ownedInbox(ctx: AppContext, caller: Caller, inboxId: string): Promise<InboxRecord> {
-  const inbox = INBOX_ID.test(inboxId) ? await ctx.stores.inboxes.getInbox(inboxId) : null;
-  if (!inbox || inbox.account_id !== caller.account_id) throw notFound(`inbox not found: ${inboxId}`);
+  const inbox = await inboxOf(ctx, caller, inboxId);
   if (isExpired(inbox.expires_at_epoch, ctx.now())) throw notFound(`inbox expired: ${inboxId}`);
+  return inbox;
+}
+
+/** The caller's inbox, live or expired; one being deleted is gone already (404 `inbox not found`). */
+async function inboxOf(ctx: AppContext, caller: Caller, inboxId: string, options: { deleting?: boolean } = {}): Promise<InboxRecord> {
+  const inbox = INBOX_ID.test(inboxId) ? await ctx.stores.inboxes.getInbox(inboxId) : null;
+  if (!inbox || inbox.account_id !== caller.account_id || (inbox.deleting && !options.deleting)) throw notFound(`inbox not found: ${inboxId}`);
   return inbox;
 }
 
@@ -61,7 +67,7 @@ export async function listInboxes(ctx: AppContext, caller: Caller, query: { limi
   const page = await ctx.stores.inboxes.listInboxes(caller.account_id, query.limit ?? DEFAULT_PAGE_SIZE, after);
   const now = ctx.now();
   return {
-    inboxes: page.items.map((inbox) => inboxView(inbox, now)),
+    inboxes: page.items.filter((inbox) => !inbox.deleting).map((inbox) => inboxView(inbox, now)),
     ...(page.last ? { next_cursor: encodeInboxCursor(page.last) } : {}),
   };
 }
@@ -75,9 +81,32 @@ export async function removeInbox(ctx: AppContext, inbox: InboxRecord): Promise<
   await ctx.stores.blobs.deletePrefix(blobKeys.inbox(inbox.id));
 }
 
-export async function deleteInbox(ctx: AppContext, caller: Caller, inboxId: string): Promise<void> {
-  await removeInbox(ctx, await ownedInbox(ctx, caller, inboxId));
+/**
+ * DELETE, in steps that can be resumed: first the inbox is marked deleting and its address freed (it is gone for its
+ * owner from then on), then its objects and messages are removed, for at most `deleteBudgetMs`, then the inbox.
+ * A large inbox may not finish inside one request: it answers all the same, and a retried DELETE (200, not 404)
+ * goes on where it stopped; the sweep (locally) or DynamoDB's TTL removes whatever is left anyway.
+ */
+export async function deleteInbox(ctx: AppContext, caller: Caller, inboxId: string): Promise<{ finished: boolean }> {
+  const inbox = await inboxOf(ctx, caller, inboxId, { deleting: true });
+  if (!inbox.deleting) {
+    if (isExpired(inbox.expires_at_epoch, ctx.now())) throw notFound(`inbox expired: ${inboxId}`);
+    // Past the removal grace: the sweep (and TTL) take it as due.
+    await ctx.stores.inboxes.markInboxDeleting(inbox, Math.floor(ctx.now() / 1000) - REMOVAL_GRACE_SECONDS - 1);
+  }
+  const deadline = ctx.now() + ctx.settings.deleteBudgetMs;
+  await ctx.stores.blobs.deletePrefix(blobKeys.inbox(inbox.id));
+  do {
+    if ((await ctx.stores.inboxes.deleteMessages(inbox.id, DELETE_BATCH)) === 0) {
+      await removeInbox(ctx, inbox);
+      return { finished: true };
+    }
+  } while (ctx.now() < deadline);
+  return { finished: false };
 }
+
+/** Message items removed per step of a DELETE (DynamoDB: one Query page and four BatchWriteItem calls). */
+const DELETE_BATCH = 100;
 
 /**
  * Removes inboxes one grace period after they expired, as DynamoDB TTL and S3 lifecycle do on AWS: the local
@@ -88,7 +117,8 @@ export async function sweepExpired(ctx: AppContext): Promise<number> {
   const expired = await ctx.stores.inboxes.inboxesExpiredBy(cutoff);
   for (const inbox of expired) {
     // Reported before the removal, so that a removal cut short is reported again by the next sweep (same event id).
-    await ctx.events?.inboxExpired(inbox);
+    // An inbox deleted through the API is not reported: it did not expire.
+    if (!inbox.deleting) await ctx.events?.inboxExpired(inbox);
     await removeInbox(ctx, inbox);
   }
   return expired.length;

@@ -36,7 +36,9 @@ export async function dispatchRecord(ctx: AppContext, record: DynamoDBRecord): P
   }
   const byTtl = (record as { userIdentity?: { principalId?: string } }).userIdentity?.principalId === TTL_PRINCIPAL;
   if (record.eventName === 'REMOVE' && sk === INBOX_SK && byTtl) {
-    return dispatchInboxExpired(ctx, image<InboxRecord>(record.dynamodb?.OldImage));
+    const inbox = image<InboxRecord>(record.dynamodb?.OldImage);
+    // TTL also removes what a DELETE left: that inbox was deleted, not expired.
+    return inbox.deleting ? 0 : dispatchInboxExpired(ctx, inbox);
   }
   return 0;
 }

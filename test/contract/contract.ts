@@ -198,6 +198,25 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
       });
     });
 
+    describe('deleting in steps', () => {
+      it('marks an inbox deleting (its address free at once), then removes its messages a batch at a time', async () => {
+        const inbox = inboxRecord();
+        await stores.inboxes.createInbox(inbox);
+        await Promise.all(Array.from({ length: 7 }, (_, i) => stores.inboxes.putMessage(message(inbox, i), inbox, DAY, 1e9)));
+        const past = Math.floor(Date.now() / 1000) - 7200;
+        await stores.inboxes.markInboxDeleting(inbox, past);
+        expect(await stores.inboxes.getInbox(inbox.id)).toMatchObject({ deleting: true, expires_at_epoch: past });
+        // The address is free for a new inbox while the old one's messages are still there.
+        expect(await stores.inboxes.createInbox(inboxRecord({ email: inbox.email }))).toBe(true);
+        expect((await stores.inboxes.inboxesExpiredBy(past + 1)).map((i) => i.id)).toContain(inbox.id);
+        expect(await stores.inboxes.deleteMessages(inbox.id, 3)).toBe(3);
+        expect(await stores.inboxes.deleteMessages(inbox.id, 3)).toBe(3);
+        expect(await stores.inboxes.deleteMessages(inbox.id, 3)).toBe(1);
+        expect(await stores.inboxes.deleteMessages(inbox.id, 3)).toBe(0);
+        expect((await stores.inboxes.listMessages(inbox.id, 10)).items).toEqual([]);
+      });
+    });
+
     describe('keys', () => {
       it('issues, reads, lists and revokes keys by hash, never storing a key', async () => {
         const issued = await issueKey(opened.ctx, 'dev');

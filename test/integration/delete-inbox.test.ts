@@ -1,0 +1,64 @@
+/**
+ * Deleting a large inbox in steps a request can hold (both forms): the address is free at once, the inbox is gone
+ * for its owner, a retried DELETE goes on (200, never 404) until nothing is left. TEMPMAIL_DELETE_BUDGET_MS=0 makes
+ * each DELETE remove one batch, as a request out of time on AWS would.
+ */
+import { messageIdFrom } from '../../lambdas/core/ids';
+import { DISABLED_VERDICTS, type InboxRecord, type MessageRecord } from '../../lambdas/core/model';
+import { blobKeys } from '../../lambdas/core/ports';
+import { expectError, http } from '../support/http';
+import { sharedStack } from '../support/shared';
+import { startStack, type StackHandle } from '../support/stack';
+import { storesFor } from '../support/store';
+
+const MESSAGES = 2_000;
+let stack: StackHandle;
+beforeAll(async () => {
+  stack = await startStack({ store: sharedStack().store, env: { TEMPMAIL_DELETE_BUDGET_MS: '0' } });
+}, 120_000);
+afterAll(async () => {
+  await storesFor(stack).close();
+  await stack.stop();
+});
+
+it(`deletes an inbox of ${MESSAGES.toLocaleString('en')} messages: address free at once, retried DELETE 200 until all is gone`, async () => {
+  const api = http(stack.apiUrl, stack.keys.enterprise);
+  const username = `big-${Date.now().toString(36)}`;
+  const created = (await api('POST', '/v1/inboxes', { username })).body;
+  const stores = storesFor(stack);
+  const inbox = (await stores.inboxes.getInbox(created.id)) as InboxRecord;
+  const day = new Date().toISOString().slice(0, 10);
+  const message = (i: number): MessageRecord => {
+    const id = messageIdFrom(`${inbox.id}-${i}`, Date.now() - MESSAGES + i);
+    return {
+      id, inbox_id: inbox.id, from: 'load@example.com', from_name: null, to: inbox.email, subject: `m${i}`, received_at: new Date().toISOString(),
+      size: 100, text: 'x', html: '', attachments: [], codes: [], links: [], auth: DISABLED_VERDICTS, raw_key: blobKeys.raw(inbox.id, id),
+    } as MessageRecord;
+  };
+  for (let i = 0; i < MESSAGES; i += 50) await Promise.all(Array.from({ length: 50 }, (_, k) => stores.inboxes.putMessage(message(i + k), inbox, day, 1e9)));
+  await stores.blobs.put(blobKeys.raw(inbox.id, message(0).id), 'raw', 'message/rfc822');
+  expect((await api('GET', `/v1/inboxes/${inbox.id}`)).body.message_count).toBe(MESSAGES);
+
+  expect((await api('DELETE', `/v1/inboxes/${inbox.id}`)).body).toEqual({ deleted: true });
+  // Gone for its owner, and its address free, while most of its messages are still stored.
+  expectError(await api('GET', `/v1/inboxes/${inbox.id}`), 404);
+  expectError(await api('GET', `/v1/inboxes/${inbox.id}/messages`), 404);
+  expect((await api('GET', '/v1/inboxes?limit=100')).body.inboxes.map((i: { id: string }) => i.id)).not.toContain(inbox.id);
+  const again = await api('POST', '/v1/inboxes', { username });
+  expect(again.status).toBe(201);
+  expect(again.body.email).toBe(inbox.email);
+
+  let deletes = 1;
+  for (;;) {
+    const reply = await api('DELETE', `/v1/inboxes/${inbox.id}`);
+    if (reply.status === 404) break; // finished by the previous one
+    expect(reply.body).toEqual({ deleted: true });
+    expect(++deletes).toBeLessThan(MESSAGES / 50);
+  }
+  expect(deletes).toBeGreaterThanOrEqual(MESSAGES / 100);
+  expect(await stores.inboxes.getInbox(inbox.id)).toBeNull();
+  expect((await stores.inboxes.listMessages(inbox.id, 10)).items).toEqual([]);
+  expect(await stores.blobs.list(blobKeys.inbox(inbox.id))).toEqual([]);
+  // The new inbox on the same address is untouched.
+  expect((await api('GET', `/v1/inboxes/${again.body.id}`)).status).toBe(200);
+}, 180_000);
