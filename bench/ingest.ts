@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { startStack, type StackHandle } from '../test/support/stack';
-import { percentile } from './load';
+import { cpuMs, percentile } from './load';
 
 const SESSIONS = 10;
 
@@ -90,6 +90,7 @@ async function run(stack: StackHandle, label: string, count: number, large: bool
     }
   })();
   const started = Date.now();
+  const cpuBefore = cpuMs(stack.pid());
   const { seconds, acceptedAt } = await send(stack.smtpPort, mails, sessions);
   // Stored: every inbox's message_count adds up to what was sent.
   for (;;) {
@@ -98,6 +99,7 @@ async function run(stack: StackHandle, label: string, count: number, large: bool
     await new Promise((r) => setTimeout(r, 20));
   }
   const storedSeconds = (Date.now() - started) / 1000;
+  const cpuPerMail = (cpuMs(stack.pid()) - cpuBefore) / count;
   await Promise.race([watcher, new Promise((r) => setTimeout(r, 5_000))]);
   stop = true;
   const delays = [...acceptedAt]
@@ -109,7 +111,7 @@ async function run(stack: StackHandle, label: string, count: number, large: bool
   console.log(
     `  ${label.padEnd(28)} accepted ${(count / seconds).toFixed(0).padStart(4)} msg/s, stored ${(count / storedSeconds).toFixed(0).padStart(4)} msg/s | ` +
       `250→visible p50 ${percentile(delays, 50).toFixed(0)} ms, p99 ${percentile(delays, 99).toFixed(0)} ms (${delays.length} sampled) | ` +
-      `stack RSS ${rss.toFixed(0)} MB | ceiling (discarding smtp-server) ${bare.toFixed(0)} msg/s`,
+      `stack CPU ${cpuPerMail.toFixed(2)} ms/mail (all threads, the probe's requests included), RSS ${rss.toFixed(0)} MB | ceiling (discarding smtp-server) ${bare.toFixed(0)} msg/s`,
   );
 }
 

@@ -20,16 +20,9 @@ import { ensureBucket, ensureTable } from '../local/bootstrap';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { freePort } from '../local/ports';
 import { startS3Local } from '../local/s3-local';
-import { percentile } from './load';
+import { cpuMs, percentile } from './load';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
-
-/** CPU milliseconds a process has used so far (user + system), from /proc. */
-function cpuMs(pid: number | undefined): number {
-  if (!pid) return 0;
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
-}
 
 /** The java process under DynamoDB Local's shell guard. */
 function childPid(pid: number | undefined): number | undefined {
