@@ -59,3 +59,29 @@ export function cpuMs(pid: number | undefined): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * (1000 / 100); // utime + stime, in ticks of 1/100 s
 }
+
+/**
+ * GET → parsed JSON over one keep-alive connection pool with node:http: the benchmarks' probes, which must cost the
+ * machine they measure little (fetch costs several times the CPU per request).
+ */
+export function jsonGetter(baseUrl: string, headers: Record<string, string>, maxSockets = 4) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets });
+  const get = <T>(path: string) =>
+    new Promise<T>((resolve, reject) => {
+      http
+        .get(`${baseUrl}${path}`, { agent, headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            try {
+              if (res.statusCode !== 200) throw new Error(`GET ${path}: ${res.statusCode}`);
+              resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as T);
+            } catch (error) {
+              reject(error);
+            }
+          });
+        })
+        .on('error', reject);
+    });
+  return Object.assign(get, { close: () => agent.destroy() });
+}

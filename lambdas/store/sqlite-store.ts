@@ -179,22 +179,22 @@ export class Engine {
     // One write alone needs no savepoint: the transaction is its own.
     const savepoints = batch.length > 1;
     try {
-      guarded(() => this.db.exec('BEGIN IMMEDIATE'));
+      guarded(() => this.sql('BEGIN IMMEDIATE').run());
     } catch (error) {
       for (const w of batch) w.reject(error);
       return;
     }
     for (const w of batch) {
-      if (savepoints) this.db.exec('SAVEPOINT w');
+      if (savepoints) this.sql('SAVEPOINT w').run();
       try {
         results.push({ ok: true, value: w.run() });
-        if (savepoints) this.db.exec('RELEASE w');
+        if (savepoints) this.sql('RELEASE w').run();
       } catch (error) {
         if (savepoints) {
-          this.db.exec('ROLLBACK TO w');
-          this.db.exec('RELEASE w');
+          this.sql('ROLLBACK TO w').run();
+          this.sql('RELEASE w').run();
         } else {
-          this.db.exec('ROLLBACK');
+          this.sql('ROLLBACK').run();
           w.reject(guardedError(error));
           return;
         }
@@ -202,10 +202,10 @@ export class Engine {
       }
     }
     try {
-      guarded(() => this.db.exec('COMMIT'));
+      guarded(() => this.sql('COMMIT').run());
     } catch (error) {
       try {
-        this.db.exec('ROLLBACK');
+        this.sql('ROLLBACK').run();
       } catch {
         // already rolled back by the engine
       }
