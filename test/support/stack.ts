@@ -77,9 +77,10 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
 
   const launch = () =>
     new Promise<void>((resolve, reject) => {
-      // `node --import tsx`, not the tsx CLI: the CLI runs the script in a grandchild that a SIGKILL would orphan.
+      // `node --require tsx/cjs` as `npm start` runs it, not the tsx CLI: the CLI runs the script in a grandchild that a
+      // SIGKILL would orphan.
       // BENCH_STACK_NODE_ARGS adds node flags to the stack alone, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
-      child = spawn(process.execPath, [...(process.env.BENCH_STACK_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', path.join(ROOT, 'local', 'main.ts')], {
+      child = spawn(process.execPath, [...(process.env.BENCH_STACK_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--require', 'tsx/cjs', path.join(ROOT, 'local', 'main.ts')], {
         cwd: ROOT,
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
