@@ -24,6 +24,13 @@ export const MAX_RECIPIENTS = 100;
 export const INLINE_DETAIL_BYTES = 100 * 1024;
 
 /**
+ * What a message.received event lists of a message's codes and links (the full message has them all). An item
+ * whose detail went to its body object keeps this much of them, within `bytes`, so that the event (built from the
+ * item: locally at ingest, on AWS from the table's stream) carries them too.
+ */
+export const EVENT_PREVIEW = { listed: 50, bytes: 8 * 1024 } as const;
+
+/**
  * What a stored message keeps of a mail at most; the raw mail (GET …/raw) always keeps everything. Summary fields
  * are cut in lists and items; the message itself has the whole subject and from name (from its body object).
  */

@@ -5,7 +5,7 @@
  * fields are cut, and the detail stays in the item only while it is small; otherwise it goes to the message's body
  * object. An item is therefore at most about INLINE_DETAIL_BYTES + 10 KB, whatever the mail holds. No I/O.
  */
-import { INLINE_DETAIL_BYTES, MESSAGE_CAPS } from './limits';
+import { EVENT_PREVIEW, INLINE_DETAIL_BYTES, MESSAGE_CAPS } from './limits';
 import type { MailHeader, MessageDetail, MessageRecord } from './model';
 
 /** The first `max` characters, never splitting a surrogate pair. */
@@ -59,7 +59,20 @@ export function messageItem(base: RecordBase, detail: MessageDetail, bodyKey: st
   // Bodies alone past the budget: no need to serialize everything to know.
   const json = detail.text.length + detail.html.length > INLINE_DETAIL_BYTES ? null : JSON.stringify(detail);
   if (json !== null && Buffer.byteLength(json) <= INLINE_DETAIL_BYTES) return { record: { ...base, ...detail }, body: null };
-  return { record: { ...base, body_key: bodyKey }, body: json ?? JSON.stringify(detail) };
+  return { record: { ...base, body_key: bodyKey, ...eventPreview(detail) }, body: json ?? JSON.stringify(detail) };
+}
+
+/** The codes, links and attachment count a message.received event carries (EVENT_PREVIEW), for an item without its detail. */
+function eventPreview(detail: MessageDetail): Pick<MessageDetail, 'codes' | 'links' | 'attachment_count'> {
+  const codes = detail.codes.slice(0, EVENT_PREVIEW.listed);
+  let room = EVENT_PREVIEW.bytes - codes.reduce((sum, code) => sum + code.length, 0);
+  const links: string[] = [];
+  for (const link of detail.links.slice(0, EVENT_PREVIEW.listed)) {
+    if (link.length > room) break;
+    links.push(link);
+    room -= link.length;
+  }
+  return { codes, links, attachment_count: detail.attachment_count };
 }
 
 /** A stored message's detail: the item's fields, overlaid by its body object's (records of every version). */

@@ -11,6 +11,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import { badRequest } from './errors';
+import { EVENT_PREVIEW } from './limits';
 import { base32 } from './ids';
 import type { InboxRecord, MessageRecord } from './model';
 
@@ -248,8 +249,6 @@ export function checkWebhookUrl(raw: string, allowPrivate: boolean): URL {
 export const covers = (hook: WebhookRecord, type: WebhookEventType, inboxId: string): boolean =>
   hook.status === 'enabled' && hook.events.includes(type) && (hook.inbox_id === null || hook.inbox_id === inboxId);
 
-/** Codes and links carried in a payload at most; the full message has them all. */
-const MAX_LISTED = 50;
 
 const envelope = (type: DeliveredEventType, nowMs: number, data: unknown): string =>
   JSON.stringify({ type, timestamp: new Date(nowMs).toISOString(), data });
@@ -265,8 +264,8 @@ export function messageReceivedPayload(message: MessageRecord, apiUrl: string | 
       subject: message.subject,
       received_at: message.received_at,
       size: message.size,
-      codes: (message.codes ?? []).slice(0, MAX_LISTED),
-      links: (message.links ?? []).slice(0, MAX_LISTED),
+      codes: (message.codes ?? []).slice(0, EVENT_PREVIEW.listed),
+      links: (message.links ?? []).slice(0, EVENT_PREVIEW.listed),
       attachments: message.attachment_count ?? message.attachments?.length ?? 0,
       url: apiUrl ? `${apiUrl.replace(/\/$/, '')}${path}` : path,
     },

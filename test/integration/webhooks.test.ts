@@ -103,6 +103,21 @@ describe('message.received, signed', () => {
     ]);
   });
 
+  it('lists the codes and links of a mail whose HTML is too large for the message item (the detail goes to its body object)', async () => {
+    const inbox = await newInbox(stack.keys.enterprise);
+    const hook = await newHook(stack.keys.enterprise, { url: receiver.url('/large'), inbox_id: inbox.id });
+    const filler = '<tr><td style="padding:8px;font-family:Arial">Newsletter filler that makes this mail large</td></tr>'.repeat(2_000);
+    const html = `<html><body><p>Your verification code is 739104.</p><a href="https://example.com/confirm?t=9">Confirm</a><table>${filler}</table></body></html>`;
+    await sendMail(stack.smtpPort, { to: inbox.email, subject: 'Confirm your e-mail', html, attachments: [{ filename: 'a.txt', content: 'a' }] });
+    const [delivery] = await receiver.waitFor('/large', 1);
+    const event = verified(hook.secret, delivery);
+    expect(event.data.message).toMatchObject({ codes: ['739104'], links: ['https://example.com/confirm?t=9'], attachments: 1 });
+    // It went to the body object indeed: the message has a body larger than an item keeps inline.
+    const full = await as(stack.keys.enterprise)('GET', `/v1/inboxes/${inbox.id}/messages/${event.data.message.id}`);
+    expect(full.body.html.length).toBeGreaterThan(100 * 1024);
+    expect(full.body.codes).toEqual(['739104']);
+  });
+
   it('POST /test sends a webhook.test event now', async () => {
     const hook = await newHook(stack.keys.enterprise, { url: receiver.url('/test-event') });
     const reply = await as(stack.keys.enterprise)('POST', `/v1/webhooks/${hook.id}/test`);

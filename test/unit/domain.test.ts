@@ -7,6 +7,10 @@ import { isExpired, isRemovable, lifetime, resolveTtl, utcDay } from '../../lamb
 import { BASE_PLANS, burstOf, loadPlans, ratePerSecond } from '../../lambdas/core/plans';
 import { matchRoute, ROUTES } from '../../lambdas/core/routes';
 import { TokenBuckets } from '../../local/rate-limiter';
+import { EVENT_PREVIEW, INLINE_DETAIL_BYTES } from '../../lambdas/core/limits';
+import { messageItem } from '../../lambdas/core/message';
+import { DISABLED_VERDICTS, type MessageDetail } from '../../lambdas/core/model';
+import { messageReceivedPayload } from '../../lambdas/core/webhooks';
 
 const domains = parseDomains('tempmail.local,inbox.test,mailbox.test');
 
@@ -127,5 +131,54 @@ describe('token bucket', () => {
     now += 1000;
     expect(buckets.take('k', BASE_PLANS.dev)).toBe(0);
     expect(buckets.take('other', BASE_PLANS.dev)).toBe(0);
+  });
+});
+
+describe('message items and the message.received event', () => {
+  const base = {
+    id: 'msg_1',
+    inbox_id: 'inb_1',
+    from: 'a@example.com',
+    from_name: null,
+    subject: 's',
+    to: 'x@example.com',
+    received_at: '2026-01-01T00:00:00.000Z',
+    size: 1,
+    auth: DISABLED_VERDICTS,
+    raw_key: 'raw',
+  };
+  const detail = (html: string, links: string[]): MessageDetail => ({
+    text: 'Your code is 482913',
+    html,
+    attachments: [],
+    attachment_count: 3,
+    codes: ['482913'],
+    links,
+    links_truncated: false,
+    cc: [],
+    reply_to: [],
+    message_id: null,
+    in_reply_to: null,
+    headers: [],
+    headers_truncated: false,
+    parse_error: null,
+  });
+
+  it('keeps codes, links and the attachment count on an item whose detail went to its body object', () => {
+    const { record, body } = messageItem(base, detail('<p>x</p>'.repeat(20_000), ['https://example.com/verify?t=1']), 'body-key');
+    expect(record.body_key).toBe('body-key');
+    expect(record.text).toBeUndefined();
+    expect(JSON.parse(body!).codes).toEqual(['482913']);
+    const event = JSON.parse(messageReceivedPayload(record, undefined, 0));
+    expect(event.data.message).toMatchObject({ codes: ['482913'], links: ['https://example.com/verify?t=1'], attachments: 3 });
+  });
+
+  it('keeps of the links only what the event lists, within its byte budget', () => {
+    const links = Array.from({ length: 1_000 }, (_, i) => `https://example.com/${String(i).padStart(4, '0')}/${'p'.repeat(1_900)}`);
+    const { record } = messageItem(base, detail('<p>x</p>'.repeat(20_000), links), 'body-key');
+    expect(record.links!.length).toBeGreaterThan(0);
+    expect(record.links).toEqual(links.slice(0, record.links!.length));
+    expect(record.links!.join('').length).toBeLessThanOrEqual(EVENT_PREVIEW.bytes);
+    expect(Buffer.byteLength(JSON.stringify(record))).toBeLessThan(INLINE_DETAIL_BYTES);
   });
 });
