@@ -15,7 +15,9 @@ function candidates(source: string, offset: number): Candidate[] {
   const found: Candidate[] = [];
   // Digits (4–8, optionally split once by a space or dash), or 6–10 letters and digits with at least one digit.
   // A letter may touch the code (HTML made text glues table cells: "code905 331"); a digit or URL character may not.
-  const pattern = /(?<![\d_@./:=?&%-])(\d{3,4}[ -]\d{3,4}|\d{4,8}|(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,5}-?[A-Z0-9]{2,5})(?![\w@/%-]|\.\d|:\d)/g;
+  // The lookaheads look no further than a code is long (11 characters): unbounded, each position of a long run of
+  // capitals scanned the rest of the run, and 40 KB of "AAAA…" held the thread for 2 s (quadratic).
+  const pattern = /(?<![\d_@./:=?&%-])(\d{3,4}[ -]\d{3,4}|\d{4,8}|(?=[A-Z0-9-]{0,10}\d)(?=[A-Z0-9-]{0,10}[A-Z])[A-Z0-9]{2,5}-?[A-Z0-9]{2,5})(?![\w@/%-]|\.\d|:\d)/g;
   for (const match of source.matchAll(pattern)) {
     const raw = match[0];
     const index = match.index ?? 0;
