@@ -141,6 +141,7 @@ async function runSmtpSource(stack: StackHandle, label: string, count: number, b
   const headers = { 'X-API-Key': stack.keys.enterprise };
   const inbox = (await (await fetch(`${stack.apiUrl}/v1/inboxes`, { method: 'POST', headers })).json()) as { id: string; email: string };
   const started = Date.now();
+  const cpuBefore = cpuMs(stack.pid());
   const seconds = await smtpSource(stack.smtpPort, count, bytes, inbox.email);
   for (;;) {
     const { message_count } = (await (await fetch(`${stack.apiUrl}/v1/inboxes/${inbox.id}`, { headers })).json()) as { message_count: number };
@@ -148,9 +149,10 @@ async function runSmtpSource(stack: StackHandle, label: string, count: number, b
     await new Promise((r) => setTimeout(r, 20));
   }
   const storedSeconds = (Date.now() - started) / 1000;
+  const cpuPerMail = (cpuMs(stack.pid()) - cpuBefore) / count;
   const bare = count / (await againstDiscardingServer((port) => smtpSource(port, count, bytes, 'x@example.com')));
   console.log(
-    `  ${label.padEnd(28)} accepted ${(count / seconds).toFixed(0).padStart(4)} msg/s, stored ${(count / storedSeconds).toFixed(0).padStart(4)} msg/s | ceiling (discarding smtp-server) ${bare.toFixed(0)} msg/s`,
+    `  ${label.padEnd(28)} accepted ${(count / seconds).toFixed(0).padStart(4)} msg/s, stored ${(count / storedSeconds).toFixed(0).padStart(4)} msg/s | stack CPU ${cpuPerMail.toFixed(2)} ms/mail | ceiling (discarding smtp-server) ${bare.toFixed(0)} msg/s`,
   );
 }
 
