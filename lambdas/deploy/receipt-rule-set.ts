@@ -7,6 +7,7 @@
  */
 import { DescribeActiveReceiptRuleSetCommand, SESClient, SetActiveReceiptRuleSetCommand } from '@aws-sdk/client-ses';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import { logger } from '../http/logger';
 
 export interface RuleSetProperties {
   RuleSetName: string;
@@ -24,12 +25,12 @@ async function activeRuleSet(ses: SESClient): Promise<string | undefined> {
 async function deactivateIfOurs(ses: SESClient, name: string): Promise<void> {
   const active = await activeRuleSet(ses);
   if (active !== name) {
-    console.log(`active receipt rule set is ${active ?? 'none'}, not ${name}: left alone`);
+    logger.info('another receipt rule set is active: left alone', { ruleSet: name, active: active ?? null });
     return;
   }
   // Called without a name, SES deactivates: no rule set is active afterwards.
   await ses.send(new SetActiveReceiptRuleSetCommand({}));
-  console.log(`deactivated ${name}`);
+  logger.info('receipt rule set deactivated', { ruleSet: name });
 }
 
 export async function handler(event: CloudFormationCustomResourceEvent, ses: SESClient = (client ??= new SESClient({}))) {
@@ -40,7 +41,7 @@ export async function handler(event: CloudFormationCustomResourceEvent, ses: SES
     await deactivateIfOurs(ses, name);
   } else if (activate) {
     await ses.send(new SetActiveReceiptRuleSetCommand({ RuleSetName: name }));
-    console.log(`activated ${name}`);
+    logger.info('receipt rule set activated', { ruleSet: name });
   } else if (event.RequestType === 'Update' && (event.OldResourceProperties as unknown as RuleSetProperties).Activate === 'true') {
     // Activation turned off: undo ours, but an operator's switch to another set stands.
     await deactivateIfOurs(ses, name);

@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MESSAGE_CAPS } from '../../lambdas/core/limits';
 import { expectError, http } from '../support/http';
-import { eventually, sendRaw } from '../support/mail';
-import { cpuSeconds, poison, rawClient, rssMb } from '../support/poison';
+import { eventually, sendRaw, smtpSession } from '../support/mail';
+import { cpuSeconds, poison, rssMb } from '../support/poison';
 import { startStack, type StackHandle } from '../support/stack';
 import { storesFor } from '../support/store';
 
@@ -128,7 +128,7 @@ describe('SMTP limits', () => {
     const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 100);
     const replies = await Promise.all(
       Array.from({ length: 3 }, async () => {
-        const client = await rawClient(stack.smtpPort);
+        const client = await smtpSession(stack.smtpPort);
         await client.say('EHLO big');
         await client.say('MAIL FROM:<big@example.com>');
         await client.say(`RCPT TO:<${inbox.email}>`);
@@ -149,7 +149,7 @@ describe('SMTP limits', () => {
     const inboxes = await Promise.all(Array.from({ length: 10 }, () => newInbox(stack.keys.dev)));
     const outcomes = await Promise.all(
       inboxes.map(async (inbox, s) => {
-        const client = await rawClient(stack.smtpPort);
+        const client = await smtpSession(stack.smtpPort);
         await client.say('EHLO quota');
         const replies: string[] = [];
         for (let i = 0; i < 110; i++) {
@@ -190,7 +190,7 @@ describe('SMTP limits', () => {
   }, 180_000);
 
   it('600 connections from one address do not lock out another sender', async () => {
-    const hog = await Promise.all(Array.from({ length: 600 }, () => rawClient(stack.smtpPort, '127.0.0.1').catch(() => null)));
+    const hog = await Promise.all(Array.from({ length: 600 }, () => smtpSession(stack.smtpPort, '127.0.0.1').catch(() => null)));
     const greetings = hog.map((c) => c?.greeting.slice(0, 3) ?? 'refused');
     const held = greetings.filter((g) => g === '220').length;
     console.log(`hostile mail: 600 connections from 127.0.0.1: ${held} held, ${greetings.filter((g) => g === '421').length} × 421`);
@@ -198,7 +198,7 @@ describe('SMTP limits', () => {
     expect(held).toBeLessThan(100);
     try {
       const inbox = await newInbox();
-      const other = await rawClient(stack.smtpPort, '127.0.0.2');
+      const other = await smtpSession(stack.smtpPort, '127.0.0.2');
       expect(other.greeting).toMatch(/^220/);
       await other.say('EHLO other');
       await other.say('MAIL FROM:<other@example.com>');
@@ -213,7 +213,7 @@ describe('SMTP limits', () => {
   }, 60_000);
 
   it('a session that sends no mail is closed after the idle time, however many NOOPs it sends', async () => {
-    const client = await rawClient(stack.smtpPort);
+    const client = await smtpSession(stack.smtpPort);
     await client.say('EHLO noop');
     const started = Date.now();
     const noops = setInterval(() => client.socket.writable && client.socket.write('NOOP\r\n'), 300);

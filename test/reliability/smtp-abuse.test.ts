@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { http } from '../support/http';
 import { eventually, sendMail, sendRaw, smtpSession } from '../support/mail';
-import { rawClient } from '../support/poison';
 import { startStack, type StackHandle } from '../support/stack';
 
 let stack: StackHandle;
@@ -27,7 +26,7 @@ it('serves 200 concurrent connections, each delivering a mail', async () => {
   const results = await Promise.all(
     Array.from({ length: 200 }, async (_, i) => {
       // From 5 client addresses: one address may hold MAX_CONNECTIONS_PER_CLIENT (50) connections.
-      const session = await rawClient(stack.smtpPort, `127.0.0.${1 + (i % 5)}`);
+      const session = await smtpSession(stack.smtpPort, `127.0.0.${1 + (i % 5)}`);
       await session.say('EHLO many');
       await session.say('MAIL FROM:<a@example.com>');
       await session.say(`RCPT TO:<${target.email}>`);

@@ -17,13 +17,16 @@ export async function sendRaw(smtpPort: number, to: string[], raw: Buffer | stri
 }
 
 /**
- * A hand-driven SMTP session: `say(line)` sends a command and resolves with the server's (last) reply line.
- * Lets a test stop between RCPT and DATA, send 1,000 RCPTs, or pipeline.
+ * A hand-driven SMTP session: `say(line)` sends a command and resolves with the server's (last) reply line, or
+ * 'closed' once the server has closed the connection. Lets a test stop between RCPT and DATA, send 1,000 RCPTs,
+ * pipeline, or stream more data than the size limit. `localAddress` picks the client address (127.0.0.x).
  */
-export async function smtpSession(smtpPort: number) {
-  const socket = net.connect({ host: '127.0.0.1', port: smtpPort });
+export async function smtpSession(smtpPort: number, localAddress = '127.0.0.1') {
+  const socket = net.connect({ host: '127.0.0.1', port: smtpPort, localAddress });
+  socket.on('error', () => undefined); // the server may close a refused or idle connection at any time
   let buffer = '';
   const waiters: ((line: string) => void)[] = [];
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   socket.on('data', (chunk) => {
     buffer += chunk.toString('latin1');
     let index: number;
@@ -33,10 +36,13 @@ export async function smtpSession(smtpPort: number) {
       if (/^\d{3} /.test(line)) waiters.shift()?.(line); // the last line of a (multi-line) reply
     }
   });
-  const next = () => new Promise<string>((resolve) => waiters.push(resolve));
+  socket.once('close', () => waiters.splice(0).forEach((w) => w('closed')));
+  const next = () => new Promise<string>((resolve) => (socket.destroyed ? resolve('closed') : waiters.push(resolve)));
   const greeting = await next();
   return {
     greeting,
+    socket,
+    closed,
     say(line: string): Promise<string> {
       const reply = next();
       socket.write(`${line}\r\n`);
@@ -49,10 +55,24 @@ export async function smtpSession(smtpPort: number) {
       socket.write('\r\n.\r\n');
       return reply;
     },
+    /**
+     * Streams `bytes` of message data (lines of 'x', never a lone dot) with backpressure, then the final dot;
+     * resolves with the reply to the whole DATA. Nothing of it is held in memory here.
+     */
+    async streamData(bytes: number): Promise<string> {
+      const line = Buffer.from(`${'x'.repeat(998)}\r\n`);
+      const chunk = Buffer.concat(Array.from({ length: 64 }, () => line));
+      const reply = next();
+      socket.write('Subject: big\r\n\r\n');
+      for (let sent = 0; sent < bytes && !socket.destroyed; sent += chunk.length) {
+        if (!socket.write(chunk)) await Promise.race([new Promise((r) => socket.once('drain', r)), closed]);
+      }
+      socket.write('\r\n.\r\n');
+      return reply;
+    },
     close() {
       socket.end();
     },
-    socket,
   };
 }
 

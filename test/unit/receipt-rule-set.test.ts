@@ -3,8 +3,11 @@ import { DescribeActiveReceiptRuleSetCommand, SESClient, SetActiveReceiptRuleSet
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { handler } from '../../lambdas/deploy/receipt-rule-set';
+import { logger } from '../../lambdas/http/logger';
 
 const ses = mockClient(SESClient);
+/** What the function logs (to CloudWatch when deployed), kept out of the test output. */
+const logged = jest.spyOn(logger, 'info').mockImplementation(() => undefined);
 const client = new SESClient({ region: 'us-east-1' });
 const OURS = 'TempMail-receipt';
 
@@ -24,6 +27,7 @@ const setCalls = () => ses.commandCalls(SetActiveReceiptRuleSetCommand).map((c) 
 
 beforeEach(() => {
   ses.reset();
+  logged.mockClear();
   ses.on(SetActiveReceiptRuleSetCommand).resolves({});
 });
 
@@ -32,6 +36,7 @@ describe('delete (cdk destroy, or the resource removed)', () => {
     activeIs('CustomerRules');
     expect(await handler(event('Delete', true), client)).toEqual({ PhysicalResourceId: OURS });
     expect(setCalls()).toEqual([]);
+    expect(logged).toHaveBeenCalledWith('another receipt rule set is active: left alone', { ruleSet: OURS, active: 'CustomerRules' });
   });
 
   it('leaves the account with no active set alone', async () => {
