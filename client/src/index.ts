@@ -146,8 +146,8 @@ export class TempMailClient {
   async getRawMessage(inboxId: string, messageId: string): Promise<Uint8Array> {
     const path = `/v1/inboxes/${enc(inboxId)}/messages/${enc(messageId)}/raw`;
     const res = await this.request('GET', path, { redirect: 'manual' });
-    // A browser hides a manual redirect's Location (an opaque redirect): there it follows the link itself, which the
-    // viewer, on the API's own origin, can read (a link to another origin needs that origin's CORS).
+    // A browser hides a manual redirect's Location (an opaque redirect): there it follows the link itself; the link
+    // to another origin (S3's pre-signed URL, deployed) is readable because the bucket allows GET from any origin.
     if (res.type === 'opaqueredirect') return new Uint8Array(await (await this.request('GET', path)).arrayBuffer());
     const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
     if (!location) return new Uint8Array(await res.arrayBuffer());

@@ -452,6 +452,8 @@ describe('storage', () => {
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
       LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'mail/' }),
+      // The viewer's Raw tab follows the API's redirect to a pre-signed URL, cross-origin: reads only.
+      CorsConfiguration: { CorsRules: [{ AllowedMethods: ['GET', 'HEAD'], AllowedOrigins: ['*'], AllowedHeaders: ['*'], MaxAge: 3_600 }] },
       LifecycleConfiguration: {
         Rules: Match.arrayWith([
           Match.objectLike({ Prefix: 'inbound/', ExpirationInDays: OBJECT_EXPIRY_DAYS, Status: 'Enabled' }),
