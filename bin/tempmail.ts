@@ -24,7 +24,7 @@ class UsageError extends Error {}
 function said(target: LocalTarget): void {
   const state = target.running ? 'running stack' : 'stack not running';
   console.error(`tempmail: ${target.kind} data folder ${target.dataDir} (${state})`);
-  if (!target.existed) console.error(`tempmail: warning: ${target.dataDir} held no TempMail data; is TEMPMAIL_DATA_DIR right?`);
+  if (!target.existed) console.error(`tempmail: warning: ${target.dataDir} held no TempMail data (made now); is TEMPMAIL_DATA_DIR right?`);
 }
 
 const describe = (k: ApiKeyRecord) =>
@@ -53,7 +53,7 @@ async function main(argv: string[]): Promise<void> {
     const plan = values.plan;
     const issued = aws
       ? await aws.createKeyOnAws({ ...ref, plan })
-      : await withLocalKeys(dataDir, (ctx, target) => (said(target), issueKey(ctx, plan)));
+      : await withLocalKeys(dataDir, true, (ctx, target) => (said(target), issueKey(ctx, plan)));
     if (aws) console.error(`tempmail: stack ${stack}`);
     if (values.json) console.log(JSON.stringify({ key: issued.key, plan, account_id: issued.record.account_id, created_at: issued.record.created_at }));
     else {
@@ -63,7 +63,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (group === 'keys' && command === 'list') {
-    const keys = aws ? await aws.listKeysOnAws(ref) : await withLocalKeys(dataDir, (ctx, target) => (said(target), listKeys(ctx)));
+    const keys = aws ? await aws.listKeysOnAws(ref) : await withLocalKeys(dataDir, false, (ctx, target) => (said(target), listKeys(ctx)));
     if (aws) console.error(`tempmail: stack ${stack}`);
     if (values.json) console.log(JSON.stringify(keys.map(({ key_hash, hint, plan, account_id, created_at, revoked_at }) => ({ key_hash, hint, plan, account_id, created_at, revoked_at: revoked_at ?? null }))));
     else console.log(keys.length ? keys.map(describe).join('\n') : 'no keys');
@@ -71,7 +71,7 @@ async function main(argv: string[]): Promise<void> {
   }
   if (group === 'keys' && command === 'revoke') {
     if (!arg) throw new UsageError('keys revoke needs the key (or its hash from keys list)');
-    const revoked = aws ? await aws.revokeKeyOnAws({ ...ref, key: arg }) : await withLocalKeys(dataDir, (ctx, target) => (said(target), revokeKey(ctx, arg)));
+    const revoked = aws ? await aws.revokeKeyOnAws({ ...ref, key: arg }) : await withLocalKeys(dataDir, false, (ctx, target) => (said(target), revokeKey(ctx, arg)));
     if (aws) console.error(`tempmail: stack ${stack}`);
     if (!revoked) {
       console.error('no such key');

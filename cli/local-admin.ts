@@ -36,9 +36,14 @@ export interface LocalTarget {
   running: boolean;
 }
 
-/** Runs `work` with the key use cases' context on the local data folder, wherever its store is. */
-export async function withLocalKeys<T>(dataDir: string, work: (ctx: KeyContext, target: LocalTarget) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` with the key use cases' context on the local data folder, wherever its store is. `makeFolder`: a
+ * folder that holds no TempMail data yet is made (keys create, before the first `npm start`); otherwise that is an
+ * error, and nothing is written (a mistyped TEMPMAIL_DATA_DIR must not leave a database behind).
+ */
+export async function withLocalKeys<T>(dataDir: string, makeFolder: boolean, work: (ctx: KeyContext, target: LocalTarget) => Promise<T>): Promise<T> {
   const found = dataFolderKind(dataDir);
+  if (!found && !makeFolder) throw new Error(`${dataDir} holds no TempMail data; is TEMPMAIL_DATA_DIR right? (keys create makes the folder)`);
   const kind = found ?? 'embedded';
   let running = false;
   let endpoint: string | undefined;
@@ -49,7 +54,7 @@ export async function withLocalKeys<T>(dataDir: string, work: (ctx: KeyContext, 
   }
   const target: LocalTarget = { dataDir, kind, existed: found !== null, running };
   if (kind === 'embedded') {
-    if (!found) fs.mkdirSync(dataDir, { recursive: true }), fs.writeFileSync(path.join(dataDir, 'store-kind'), 'embedded\n');
+    if (!found) fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }), fs.writeFileSync(path.join(dataDir, 'store-kind'), 'embedded\n');
     const ctx = appContext(appConfig({ store: { kind: 'embedded', dataDir, publicUrl: 'http://127.0.0.1' } }));
     try {
       return await work(ctx, target);

@@ -116,7 +116,7 @@ const READY = /^READY (\S+) (\d+)$/m;
 
 async function launch(options: Options): Promise<ChildProcess> {
   await assertPortFree(options.host, options.port);
-  if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
+  if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const args = await javaArgs(options);
   // Java runs under a small shell guard: when this process dies, even by SIGKILL, the guard's stdin closes and it
   // kills java, so no DynamoDB Local is ever orphaned holding the port and the data files.

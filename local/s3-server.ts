@@ -15,7 +15,7 @@ export interface S3ServerOptions {
 }
 
 export async function runS3Server(options: S3ServerOptions): Promise<{ close(): Promise<void> }> {
-  fs.mkdirSync(options.directory, { recursive: true });
+  fs.mkdirSync(options.directory, { recursive: true, mode: 0o700 });
   const server = new S3rver({
     address: options.host,
     port: options.port,

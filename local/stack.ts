@@ -54,7 +54,7 @@ export function dataFolderKind(dataDir: string): StoreKind | null {
 }
 
 export function claimDataFolder(dataDir: string, kind: StoreKind): void {
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const found = dataFolderKind(dataDir);
   if (found && found !== kind) {
     throw new ConfigError(

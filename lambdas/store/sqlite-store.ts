@@ -137,6 +137,7 @@ export class Engine {
   constructor(file: string) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const Driver = require('libsql') as new (file: string) => Database;
+    ownerOnly(file);
     this.db = new Driver(file);
     this.db.pragma('journal_mode = WAL');
     // Commits are ordered and survive a crash of this process; power-loss durability is the explicit fsync below.
@@ -241,6 +242,22 @@ export class Engine {
   close(): void {
     if (this.walFd !== undefined) fs.closeSync(this.walFd);
     this.db.close();
+  }
+}
+
+/**
+ * The database holds every mail and key hash: readable and writable by its owner only, whatever the umask. SQLite
+ * gives its -wal and -shm files the database's mode; files of older versions are narrowed too.
+ */
+function ownerOnly(file: string): void {
+  if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', 0o600));
+  for (const each of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      fs.chmodSync(each, 0o600);
+    } catch (error) {
+      // Absent (no -wal yet), or another user's file in a shared folder: SQLite itself says what it cannot open.
+      if (!['ENOENT', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    }
   }
 }
 
@@ -575,7 +592,7 @@ function signingSecret(dataDir: string): Buffer {
 }
 
 export function openEmbeddedStores(config: EmbeddedStoreConfig): Stores {
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const engine = new Engine(path.join(config.dataDir, DATABASE_FILE));
   backfillSearchRows(engine);
   const inboxes = new SqliteInboxStore(engine);

@@ -17,3 +17,28 @@ storeContract('the embedded store (SQLite)', async () => {
     },
   };
 });
+
+describe('the data folder', () => {
+  it('is private to its owner: a folder it makes is 0700, the database and its WAL files 0600, whatever the umask', async () => {
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-perms-'));
+    const dataDir = path.join(parent, 'data');
+    const umask = process.umask(0o002); // a permissive umask, as on many desktops
+    try {
+      const ctx = appContext(appConfig({ store: { kind: 'embedded', dataDir, publicUrl: 'http://127.0.0.1:9' } }));
+      await ctx.stores.keys.putKey({ key_hash: 'h'.repeat(64), account_id: 'acc_1', plan: 'dev', hint: 'tm_x…', created_at: new Date(0).toISOString() });
+      const files = fs.readdirSync(dataDir).filter((f) => f.startsWith('tempmail.db'));
+      expect(files).toEqual(expect.arrayContaining(['tempmail.db', 'tempmail.db-wal']));
+      expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
+      for (const file of files) expect([file, fs.statSync(path.join(dataDir, file)).mode & 0o777]).toEqual([file, 0o600]);
+      await ctx.stores.close();
+      // A database left readable by an older version is narrowed when it is opened.
+      fs.chmodSync(path.join(dataDir, 'tempmail.db'), 0o644);
+      const again = appContext(appConfig({ store: { kind: 'embedded', dataDir, publicUrl: 'http://127.0.0.1:9' } }));
+      expect(fs.statSync(path.join(dataDir, 'tempmail.db')).mode & 0o777).toBe(0o600);
+      await again.stores.close();
+    } finally {
+      process.umask(umask);
+      fs.rmSync(parent, { recursive: true, force: true });
+    }
+  });
+});

@@ -35,12 +35,28 @@ const tempmail = (args: string[], dataDir: string) =>
     expect((await http(stack.apiUrl, key)('GET', '/v1/domains')).status).toBe(401);
   });
 
-  it('warns when the data folder holds no TempMail data', () => {
+  it('refuses to list or revoke in a folder without TempMail data, and writes nothing there', () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-cli-'));
-    const run = tempmail(['keys', 'list'], path.join(empty, 'nothing-here'));
+    const mistyped = path.join(empty, 'nothing-here');
+    for (const args of [['keys', 'list'], ['keys', 'revoke', 'tm_x']]) {
+      const run = tempmail(args, mistyped);
+      expect(run.status).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain(`${mistyped} holds no TempMail data; is TEMPMAIL_DATA_DIR right?`);
+    }
+    expect(fs.existsSync(mistyped)).toBe(false);
+    fs.rmSync(empty, { recursive: true, force: true });
+  });
+
+  it('makes the folder, private to its owner, for keys create before the first start (and says so)', () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-cli-'));
+    const fresh = path.join(empty, 'new-folder');
+    const run = tempmail(['keys', 'create', '--plan', 'dev'], fresh);
     expect(run.status).toBe(0);
-    expect(run.stdout).toBe('no keys\n');
-    expect(run.stderr).toContain('held no TempMail data; is TEMPMAIL_DATA_DIR right?');
+    expect(run.stdout).toMatch(/^tm_[0-9a-z]{40}\n$/);
+    expect(run.stderr).toContain('held no TempMail data (made now)');
+    expect(fs.statSync(fresh).mode & 0o777).toBe(0o700);
+    for (const file of fs.readdirSync(fresh).filter((f) => f.startsWith('tempmail.db'))) expect(fs.statSync(path.join(fresh, file)).mode & 0o077).toBe(0);
     fs.rmSync(empty, { recursive: true, force: true });
   });
 });
