@@ -99,7 +99,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
     bundleDir: env.TEMPMAIL_BUNDLE_DIR ? path.resolve(env.TEMPMAIL_BUNDLE_DIR) : undefined,
     sweepIntervalMs: count(env.TEMPMAIL_SWEEP_INTERVAL_MS, 60_000, 'TEMPMAIL_SWEEP_INTERVAL_MS'),
     smtpSocketTimeoutMs: count(env.TEMPMAIL_SMTP_SOCKET_TIMEOUT_MS, 60_000, 'TEMPMAIL_SMTP_SOCKET_TIMEOUT_MS'),
-    ingestConcurrency: Math.max(1, count(env.TEMPMAIL_INGEST_CONCURRENCY, store === 'embedded' ? 8 : 2, 'TEMPMAIL_INGEST_CONCURRENCY')),
+    ingestConcurrency: Math.max(1, count(env.TEMPMAIL_INGEST_CONCURRENCY, store === 'embedded' ? 4 : 2, 'TEMPMAIL_INGEST_CONCURRENCY')),
     rateLimits: (() => {
       const value = (env.TEMPMAIL_RATE_LIMITS || 'on').toLowerCase();
       if (value !== 'on' && value !== 'off') throw new ConfigError(`TEMPMAIL_RATE_LIMITS must be on or off, not "${env.TEMPMAIL_RATE_LIMITS}"`);
