@@ -6,9 +6,7 @@ import { Construct } from 'constructs';
 import { REMOVAL_GRACE_SECONDS } from '../lambdas/core/inbox';
 import { BASE_PLANS, PLAN_NAMES } from '../lambdas/core/plans';
 import { blobKeys } from '../lambdas/core/ports';
-import { ACCOUNT_INDEX } from '../lambdas/store/table-layout';
-
-export const TTL_ATTRIBUTE = 'expires_at_epoch';
+import { ACCOUNT_INDEX, TTL_ATTRIBUTE } from '../lambdas/store/table-layout';
 
 /** Objects outlive the longest inbox a plan allows, plus the removal grace and a day of margin. */
 export const OBJECT_EXPIRY_DAYS =

@@ -7,10 +7,9 @@ import {
   type DynamoDBClient,
   type GlobalSecondaryIndex,
 } from '@aws-sdk/client-dynamodb';
-import { ACCOUNT_INDEX } from '../lambdas/store/table-layout';
+import { ACCOUNT_INDEX, TTL_ATTRIBUTE } from '../lambdas/store/table-layout';
 import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 
-export const TTL_ATTRIBUTE = 'expires_at_epoch';
 
 const accountIndex: GlobalSecondaryIndex = {
   IndexName: ACCOUNT_INDEX.name,

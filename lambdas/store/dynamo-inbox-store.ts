@@ -5,19 +5,18 @@ import {
   PutCommand,
   QueryCommand,
   ScanCommand,
-  TransactWriteCommand,
   UpdateCommand,
   BatchWriteCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { InboxPosition } from '../core/cursor';
 import { MAX_FILTER_SCAN_ITEMS } from '../core/limits';
 import type { ApiKeyRecord, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
 import type { InboxStore, KeyStore, Page } from '../core/ports';
 import { matches, searchFields, type MessageFilter } from '../core/search';
+import { cancellationCodes, strip, transactWrite } from './dynamo-items';
 import { guard } from './guard';
-import { ACCOUNT_INDEX } from './table-layout';
+import { ACCOUNT_INDEX, TTL_ATTRIBUTE } from './table-layout';
 
 export const keys = {
   inbox: (id: string) => ({ pk: `INBOX#${id}`, sk: 'INBOX' }),
@@ -36,12 +35,6 @@ const summaryProjection = projection(SUMMARY_FIELDS);
 /** What a filter tests: the summary and the inline text (bodies stored in the bucket are not searched). */
 const searchProjection = projection([...SUMMARY_FIELDS, 'text']);
 
-function strip<T>(item: Record<string, unknown> | undefined): T | null {
-  if (!item) return null;
-  const { pk: _pk, sk: _sk, ...rest } = item;
-  return rest as T;
-}
-
 const nowEpoch = (nowMs = Date.now()) => Math.floor(nowMs / 1000);
 
 /** Query calls one page of messages may make (each reads at most 1 MB): a page costs at most ~4 MB of reads. */
@@ -56,13 +49,6 @@ export const READ_ROUNDS = 4;
 export const PUT_ATTEMPTS = 20;
 const CONFLICT_BACKOFF_MS = { base: 25, cap: 5_000 };
 
-function cancellationCodes(error: unknown): string[] | null {
-  if (error instanceof TransactionCanceledException || (error as Error)?.name === 'TransactionCanceledException') {
-    return ((error as TransactionCanceledException).CancellationReasons ?? []).map((r) => r.Code ?? 'None');
-  }
-  return null;
-}
-
 export class DynamoInboxStore implements InboxStore, KeyStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -75,37 +61,24 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
 
   async createInbox(inbox: InboxRecord): Promise<boolean> {
     try {
-      await this.call(() =>
-        this.db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Put: {
-                  TableName: this.table,
-                  Item: { ...keys.inbox(inbox.id), ...inbox },
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
-              {
-                // The claim is free when absent or when the inbox holding it has expired.
-                Put: {
-                  TableName: this.table,
-                  // The claim also carries what mail routing needs, so a recipient costs one read.
-                  Item: {
-                    ...keys.address(inbox.email),
-                    inbox_id: inbox.id,
-                    account_id: inbox.account_id,
-                    plan: inbox.plan,
-                    expires_at_epoch: inbox.expires_at_epoch,
-                  },
-                  ConditionExpression: 'attribute_not_exists(pk) OR expires_at_epoch <= :now',
-                  ExpressionAttributeValues: { ':now': nowEpoch() },
-                },
-              },
-            ],
-          }),
-        ),
-      );
+      await transactWrite(this.db, this.table, [
+        { Put: { Item: { ...keys.inbox(inbox.id), ...inbox }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        {
+          // The claim is free when absent or when the inbox holding it has expired.
+          Put: {
+            // The claim also carries what mail routing needs, so a recipient costs one read.
+            Item: {
+              ...keys.address(inbox.email),
+              inbox_id: inbox.id,
+              account_id: inbox.account_id,
+              plan: inbox.plan,
+              expires_at_epoch: inbox.expires_at_epoch,
+            },
+            ConditionExpression: 'attribute_not_exists(pk) OR expires_at_epoch <= :now',
+            ExpressionAttributeValues: { ':now': nowEpoch() },
+          },
+        },
+      ]);
       return true;
     } catch (error) {
       const codes = cancellationCodes(error);
@@ -344,47 +317,32 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
   async getMessage(inboxId: string, messageId: string): Promise<MessageRecord | null> {
     const out = await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.message(inboxId, messageId) })));
     // The TTL attribute is the table's business, not the message's.
-    const { expires_at_epoch: _ttl, ...message } = (out.Item ?? {}) as Record<string, unknown>;
-    return out.Item ? strip<MessageRecord>(message) : null;
+    return strip<MessageRecord>(out.Item, TTL_ATTRIBUTE);
   }
 
   async putMessage(message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number) {
     const dayEnd = Date.parse(`${day}T00:00:00Z`) / 1000 + 2 * 86_400;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.call(() =>
-          this.db.send(
-            new TransactWriteCommand({
-              TransactItems: [
-                {
-                  Put: {
-                    TableName: this.table,
-                    Item: { ...keys.message(inbox.id, message.id), ...message, expires_at_epoch: inbox.expires_at_epoch },
-                    ConditionExpression: 'attribute_not_exists(pk)',
-                  },
-                },
-                {
-                  Update: {
-                    TableName: this.table,
-                    Key: keys.inbox(inbox.id),
-                    UpdateExpression: 'ADD message_count :one',
-                    ConditionExpression: 'attribute_exists(pk) AND expires_at_epoch > :now',
-                    ExpressionAttributeValues: { ':one': 1, ':now': nowEpoch() },
-                  },
-                },
-                {
-                  Update: {
-                    TableName: this.table,
-                    Key: keys.usage(inbox.account_id, day),
-                    UpdateExpression: 'ADD emails :one SET expires_at_epoch = :purge',
-                    ConditionExpression: 'attribute_not_exists(emails) OR emails < :limit',
-                    ExpressionAttributeValues: { ':one': 1, ':limit': dailyLimit, ':purge': dayEnd },
-                  },
-                },
-              ],
-            }),
-          ),
-        );
+        await transactWrite(this.db, this.table, [
+          { Put: { Item: { ...keys.message(inbox.id, message.id), ...message, expires_at_epoch: inbox.expires_at_epoch }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Update: {
+              Key: keys.inbox(inbox.id),
+              UpdateExpression: 'ADD message_count :one',
+              ConditionExpression: 'attribute_exists(pk) AND expires_at_epoch > :now',
+              ExpressionAttributeValues: { ':one': 1, ':now': nowEpoch() },
+            },
+          },
+          {
+            Update: {
+              Key: keys.usage(inbox.account_id, day),
+              UpdateExpression: 'ADD emails :one SET expires_at_epoch = :purge',
+              ConditionExpression: 'attribute_not_exists(emails) OR emails < :limit',
+              ExpressionAttributeValues: { ':one': 1, ':limit': dailyLimit, ':purge': dayEnd },
+            },
+          },
+        ]);
         return 'stored' as const;
       } catch (error) {
         const codes = cancellationCodes(error);
@@ -402,24 +360,10 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
 
   async deleteMessage(inboxId: string, messageId: string): Promise<boolean> {
     try {
-      await this.call(() =>
-        this.db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Delete: { TableName: this.table, Key: keys.message(inboxId, messageId), ConditionExpression: 'attribute_exists(pk)' } },
-              {
-                Update: {
-                  TableName: this.table,
-                  Key: keys.inbox(inboxId),
-                  UpdateExpression: 'ADD message_count :minus',
-                  ConditionExpression: 'attribute_exists(pk)',
-                  ExpressionAttributeValues: { ':minus': -1 },
-                },
-              },
-            ],
-          }),
-        ),
-      );
+      await transactWrite(this.db, this.table, [
+        { Delete: { Key: keys.message(inboxId, messageId), ConditionExpression: 'attribute_exists(pk)' } },
+        { Update: { Key: keys.inbox(inboxId), UpdateExpression: 'ADD message_count :minus', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':minus': -1 } } },
+      ]);
       return true;
     } catch (error) {
       if (cancellationCodes(error)) return false;

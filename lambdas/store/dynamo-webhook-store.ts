@@ -6,10 +6,12 @@
  * - the local form's job queue (`WHJOBS`, sorted by due time) serves the DynamoDB Local stack only: on AWS the
  *   queue is SQS (lambdas/webhooks/sqs-queue.ts) and no job item is ever written.
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryJob, DeliveryRecord, WebhookRecord } from '../core/webhooks';
 import type { Page, WebhookStore } from '../core/ports';
+import { isConditionFailure, strip, transactWrite } from './dynamo-items';
 import { guard } from './guard';
+import { TTL_ATTRIBUTE as TTL } from './table-layout';
 
 export const webhookKeys = {
   webhook: (accountId: string, webhookId: string) => ({ pk: `WEBHOOKS#${accountId}`, sk: `WEBHOOK#${webhookId}` }),
@@ -21,20 +23,7 @@ export const webhookKeys = {
   job: (eventId: string) => ({ pk: 'WHJOBS', sk: eventId }),
 };
 
-/** The TTL attribute of the table (lib/storage.ts TTL_ATTRIBUTE): delivery records carry it. */
-const TTL = 'expires_at_epoch';
 
-function strip<T>(item: Record<string, unknown> | undefined, ...more: string[]): T | null {
-  if (!item) return null;
-  const rest: Record<string, unknown> = { ...item };
-  for (const k of ['pk', 'sk', ...more]) delete rest[k];
-  return rest as T;
-}
-
-const isConditionFailure = (error: unknown) =>
-  ['ConditionalCheckFailedException', 'TransactionCanceledException'].includes((error as Error)?.name) &&
-  ((error as Error).name === 'ConditionalCheckFailedException' ||
-    ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed'));
 
 export class DynamoWebhookStore implements WebhookStore {
   constructor(
@@ -48,24 +37,17 @@ export class DynamoWebhookStore implements WebhookStore {
 
   async putWebhook(hook: WebhookRecord, maxPerAccount: number): Promise<boolean> {
     try {
-      await this.call(() =>
-        this.db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: this.table,
-                  Key: webhookKeys.count(hook.account_id),
-                  UpdateExpression: 'ADD webhooks :one',
-                  ConditionExpression: 'attribute_not_exists(webhooks) OR webhooks < :max',
-                  ExpressionAttributeValues: { ':one': 1, ':max': maxPerAccount },
-                },
-              },
-              { Put: { TableName: this.table, Item: { ...webhookKeys.webhook(hook.account_id, hook.id), ...hook }, ConditionExpression: 'attribute_not_exists(pk)' } },
-            ],
-          }),
-        ),
-      );
+      await transactWrite(this.db, this.table, [
+        {
+          Update: {
+            Key: webhookKeys.count(hook.account_id),
+            UpdateExpression: 'ADD webhooks :one',
+            ConditionExpression: 'attribute_not_exists(webhooks) OR webhooks < :max',
+            ExpressionAttributeValues: { ':one': 1, ':max': maxPerAccount },
+          },
+        },
+        { Put: { Item: { ...webhookKeys.webhook(hook.account_id, hook.id), ...hook }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      ]);
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
@@ -110,16 +92,10 @@ export class DynamoWebhookStore implements WebhookStore {
 
   async deleteWebhook(accountId: string, webhookId: string): Promise<boolean> {
     try {
-      await this.call(() =>
-        this.db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Delete: { TableName: this.table, Key: webhookKeys.webhook(accountId, webhookId), ConditionExpression: 'attribute_exists(pk)' } },
-              { Update: { TableName: this.table, Key: webhookKeys.count(accountId), UpdateExpression: 'ADD webhooks :minus', ExpressionAttributeValues: { ':minus': -1 } } },
-            ],
-          }),
-        ),
-      );
+      await transactWrite(this.db, this.table, [
+        { Delete: { Key: webhookKeys.webhook(accountId, webhookId), ConditionExpression: 'attribute_exists(pk)' } },
+        { Update: { Key: webhookKeys.count(accountId), UpdateExpression: 'ADD webhooks :minus', ExpressionAttributeValues: { ':minus': -1 } } },
+      ]);
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;

@@ -1,0 +1,36 @@
+/**
+ * What both DynamoDB adapters (dynamo-inbox-store.ts, dynamo-webhook-store.ts) do with the one table's items,
+ * stated once: write a transaction on the table, read why DynamoDB cancelled one, and take the generic keys off
+ * an item before it leaves the adapter.
+ */
+import { TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { guard } from './guard';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+type Operation = 'ConditionCheck' | 'Put' | 'Delete' | 'Update';
+/** One write of a transaction, without its TableName: the adapter's table is filled in. */
+export type TableWrite = { [K in Operation]?: Omit<NonNullable<TransactItem[K]>, 'TableName'> };
+
+/** One TransactWriteItems call on `table`, all writes or none; the cancellation (if any) is the error thrown. */
+export function transactWrite(db: DynamoDBDocumentClient, table: string, writes: TableWrite[]): Promise<unknown> {
+  const items = writes.map((write) => Object.fromEntries(Object.entries(write).map(([operation, body]) => [operation, { ...body, TableName: table }])) as TransactItem);
+  return guard('DynamoDB', () => db.send(new TransactWriteCommand({ TransactItems: items })));
+}
+
+/** Why each write of a cancelled transaction failed, in order ('None' for those that did not), or null for any other error. */
+export function cancellationCodes(error: unknown): string[] | null {
+  if ((error as Error)?.name !== 'TransactionCanceledException') return null;
+  return ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((r) => r.Code ?? 'None');
+}
+
+/** A condition failed: a single write's, or one of a transaction's. */
+export const isConditionFailure = (error: unknown): boolean =>
+  (error as Error)?.name === 'ConditionalCheckFailedException' || (cancellationCodes(error) ?? []).includes('ConditionalCheckFailed');
+
+/** The item without its generic keys (`pk`, `sk`) and the `more` attributes named; null for no item. */
+export function strip<T>(item: Record<string, unknown> | undefined, ...more: string[]): T | null {
+  if (!item) return null;
+  const rest: Record<string, unknown> = { ...item };
+  for (const name of ['pk', 'sk', ...more]) delete rest[name];
+  return rest as T;
+}
