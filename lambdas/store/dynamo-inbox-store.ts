@@ -377,20 +377,18 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
   }
 
   async inboxesExpiredBy(epoch: number): Promise<InboxRecord[]> {
-    const found: InboxRecord[] = [];
+    return this.scanAll<InboxRecord>('sk = :inbox AND expires_at_epoch <= :epoch', { ':inbox': 'INBOX', ':epoch': epoch });
+  }
+
+  /** Every item of the table that passes `filter`, page after page (the sweep and the key list: rare, small). */
+  private async scanAll<T>(filter: string, values: Record<string, unknown>): Promise<T[]> {
+    const found: T[] = [];
     let start: Record<string, unknown> | undefined;
     do {
       const page = await this.call(() =>
-        this.db.send(
-          new ScanCommand({
-            TableName: this.table,
-            FilterExpression: 'sk = :inbox AND expires_at_epoch <= :epoch',
-            ExpressionAttributeValues: { ':inbox': 'INBOX', ':epoch': epoch },
-            ExclusiveStartKey: start,
-          }),
-        ),
+        this.db.send(new ScanCommand({ TableName: this.table, FilterExpression: filter, ExpressionAttributeValues: values, ExclusiveStartKey: start })),
       );
-      for (const item of page.Items ?? []) found.push(strip<InboxRecord>(item)!);
+      for (const item of page.Items ?? []) found.push(strip<T>(item)!);
       start = page.LastEvaluatedKey;
     } while (start);
     return found;
@@ -410,23 +408,7 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
   }
 
   async listKeys(): Promise<ApiKeyRecord[]> {
-    const found: ApiKeyRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.call(() =>
-        this.db.send(
-          new ScanCommand({
-            TableName: this.table,
-            FilterExpression: 'sk = :key',
-            ExpressionAttributeValues: { ':key': 'KEY' },
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      for (const item of page.Items ?? []) found.push(strip<ApiKeyRecord>(item)!);
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return found.sort((a, b) => a.created_at.localeCompare(b.created_at));
+    return (await this.scanAll<ApiKeyRecord>('sk = :key', { ':key': 'KEY' })).sort((a, b) => a.created_at.localeCompare(b.created_at));
   }
 
   async revokeKey(keyHash: string, atIso: string): Promise<ApiKeyRecord | null> {
