@@ -14,7 +14,7 @@ import { MAX_FILTER_SCAN_ITEMS } from '../core/limits';
 import type { ApiKeyRecord, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
 import type { InboxStore, KeyStore, Page } from '../core/ports';
 import { matches, searchFields, type MessageFilter } from '../core/search';
-import { cancellationCodes, strip, transactWrite } from './dynamo-items';
+import { cancellationCodes, isConditionFailure, strip, transactWrite } from './dynamo-items';
 import { guard } from './guard';
 import { ACCOUNT_INDEX, TTL_ATTRIBUTE } from './table-layout';
 
@@ -25,6 +25,12 @@ export const keys = {
   usage: (accountId: string, day: string) => ({ pk: `USAGE#${accountId}#${day}`, sk: 'USAGE' }),
   apiKey: (hash: string) => ({ pk: `KEY#${hash}`, sk: 'KEY' }),
 };
+
+/** The key condition of a Query over an inbox's messages (its partition's `MSG#` items, in id order). */
+const messageRange = (inboxId: string) => ({
+  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :msg)',
+  ExpressionAttributeValues: { ':pk': keys.inbox(inboxId).pk, ':msg': 'MSG#' },
+});
 
 const SUMMARY_FIELDS = ['id', 'from', 'from_name', 'subject', 'received_at', 'size'] as const;
 const projection = (fields: readonly string[]) => ({
@@ -164,7 +170,7 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
         ),
       );
     } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error; // claimed by a newer inbox already
+      if (!isConditionFailure(error)) throw error; // claimed by a newer inbox already
     }
   }
 
@@ -180,7 +186,7 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
         }),
       ),
     ).catch((error) => {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error; // removed meanwhile
+      if (!isConditionFailure(error)) throw error; // removed meanwhile
     });
     await this.call(() =>
       this.db.send(
@@ -193,7 +199,7 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
         }),
       ),
     ).catch((error) => {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error; // claimed by a newer inbox already
+      if (!isConditionFailure(error)) throw error; // claimed by a newer inbox already
     });
   }
 
@@ -202,8 +208,7 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
       this.db.send(
         new QueryCommand({
           TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :msg)',
-          ExpressionAttributeValues: { ':pk': keys.inbox(inboxId).pk, ':msg': 'MSG#' },
+          ...messageRange(inboxId),
           ProjectionExpression: 'pk, sk',
           Limit: max,
         }),
@@ -234,7 +239,6 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
     want: number,
     options: { forward: boolean; start?: string },
   ): Promise<{ items: MessageSummary[]; more: boolean }> {
-    const pk = keys.inbox(inboxId).pk;
     const items: MessageSummary[] = [];
     let startKey: Record<string, unknown> | undefined = options.start ? keys.message(inboxId, options.start) : undefined;
     for (let round = 0; items.length < want && (round === 0 || startKey); round++) {
@@ -243,8 +247,7 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
         this.db.send(
           new QueryCommand({
             TableName: this.table,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :msg)',
-            ExpressionAttributeValues: { ':pk': pk, ':msg': 'MSG#' },
+            ...messageRange(inboxId),
             ScanIndexForward: options.forward,
             ExclusiveStartKey: startKey,
             Limit: want - items.length,
@@ -284,8 +287,7 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
         this.db.send(
           new QueryCommand({
             TableName: this.table,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :msg)',
-            ExpressionAttributeValues: { ':pk': keys.inbox(inboxId).pk, ':msg': 'MSG#' },
+            ...messageRange(inboxId),
             ScanIndexForward: false,
             Limit: Math.min(MAX_FILTER_SCAN_ITEMS - scanned, 250),
             ExclusiveStartKey: start,
@@ -427,7 +429,7 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
       );
       return strip<ApiKeyRecord>(out.Attributes);
     } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return null;
+      if (isConditionFailure(error)) return null;
       throw error;
     }
   }
