@@ -82,6 +82,10 @@ CREATE TABLE IF NOT EXISTS message_search (
   body TEXT NOT NULL,
   PRIMARY KEY (inbox_id, id)
 ) WITHOUT ROWID;
+-- A message's search row goes with it, however the message is deleted (one, a batch, or its whole inbox).
+CREATE TRIGGER IF NOT EXISTS message_search_follows_messages AFTER DELETE ON messages BEGIN
+  DELETE FROM message_search WHERE inbox_id = old.inbox_id AND id = old.id;
+END;
 CREATE TABLE IF NOT EXISTS day_usage (
   account_id TEXT NOT NULL,
   day TEXT NOT NULL,
@@ -356,10 +360,7 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
     const { engine } = this;
     return engine.write(() => {
       const ids = engine.sql('SELECT id FROM messages WHERE inbox_id = ? LIMIT ?').all(inboxId, max).map((r) => String(r.id));
-      for (const id of ids) {
-        engine.sql('DELETE FROM messages WHERE inbox_id = ? AND id = ?').run(inboxId, id);
-        engine.sql('DELETE FROM message_search WHERE inbox_id = ? AND id = ?').run(inboxId, id);
-      }
+      for (const id of ids) engine.sql('DELETE FROM messages WHERE inbox_id = ? AND id = ?').run(inboxId, id);
       return ids.length;
     });
   }
@@ -369,7 +370,6 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
     await engine.write(() => {
       engine.sql('DELETE FROM inboxes WHERE id = ?').run(inbox.id);
       engine.sql('DELETE FROM messages WHERE inbox_id = ?').run(inbox.id);
-      engine.sql('DELETE FROM message_search WHERE inbox_id = ?').run(inbox.id);
       // A newer inbox may hold the address already.
       engine.sql('DELETE FROM address_claims WHERE address = ? AND inbox_id = ?').run(inbox.email, inbox.id);
     });
@@ -446,7 +446,6 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
     return engine.write(() => {
       const { changes } = engine.sql('DELETE FROM messages WHERE inbox_id = ? AND id = ?').run(inboxId, messageId);
       if (changes === 0) return false;
-      engine.sql('DELETE FROM message_search WHERE inbox_id = ? AND id = ?').run(inboxId, messageId);
       engine.sql('UPDATE inboxes SET message_count = message_count - 1 WHERE id = ?').run(inboxId);
       return true;
     });

@@ -16,11 +16,11 @@ export interface Opened {
   close(): Promise<void>;
 }
 
-const DAY = '2026-11-23';
+export const DAY = '2026-11-23';
 let counter = 0;
 const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}`;
 
-function inboxRecord(overrides: Partial<InboxRecord> = {}): InboxRecord {
+export function inboxRecord(overrides: Partial<InboxRecord> = {}): InboxRecord {
   return {
     id: newInboxId(),
     email: `${unique('c')}@tempmail.local`,
@@ -33,7 +33,7 @@ function inboxRecord(overrides: Partial<InboxRecord> = {}): InboxRecord {
   };
 }
 
-function message(inbox: InboxRecord, n: number, extra: Partial<MessageRecord> = {}): MessageRecord {
+export function message(inbox: InboxRecord, n: number, extra: Partial<MessageRecord> = {}): MessageRecord {
   const id = messageIdFrom(`${inbox.id}-${n}`, Date.UTC(2026, 10, 23, 12, 0, 0, n));
   return {
     id,

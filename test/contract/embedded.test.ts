@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { appConfig } from '../../lambdas/config/app-config';
 import { appContext } from '../../lambdas/usecases/context';
-import { storeContract } from './contract';
+import { DAY, inboxRecord, message, storeContract } from './contract';
 
 storeContract('the embedded store (SQLite)', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-contract-'));
@@ -39,6 +39,34 @@ describe('the data folder', () => {
     } finally {
       process.umask(umask);
       fs.rmSync(parent, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the search rows', () => {
+  it('go with their messages, however these are deleted: one, a batch, or the whole inbox', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-search-rows-'));
+    const ctx = appContext(appConfig({ store: { kind: 'embedded', dataDir, publicUrl: 'http://127.0.0.1:9' } }));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const Driver = require('libsql') as new (file: string, options?: { readonly?: boolean }) => { prepare(sql: string): { get(...a: unknown[]): { n: number } }; close(): void };
+    const db = new Driver(path.join(dataDir, 'tempmail.db'), { readonly: true });
+    const searchRows = (inboxId: string) => db.prepare('SELECT count(*) AS n FROM message_search WHERE inbox_id = ?').get(inboxId).n;
+    try {
+      const inbox = inboxRecord();
+      await ctx.stores.inboxes.createInbox(inbox);
+      const messages = Array.from({ length: 5 }, (_, i) => message(inbox, i));
+      for (const m of messages) expect(await ctx.stores.inboxes.putMessage(m, inbox, DAY, 1000)).toBe('stored');
+      expect(searchRows(inbox.id)).toBe(5);
+      expect(await ctx.stores.inboxes.deleteMessage(inbox.id, messages[0].id)).toBe(true);
+      expect(searchRows(inbox.id)).toBe(4);
+      expect(await ctx.stores.inboxes.deleteMessages(inbox.id, 2)).toBe(2);
+      expect(searchRows(inbox.id)).toBe(2);
+      await ctx.stores.inboxes.deleteInbox(inbox);
+      expect(searchRows(inbox.id)).toBe(0);
+    } finally {
+      db.close();
+      await ctx.stores.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
