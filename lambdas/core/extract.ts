@@ -11,14 +11,41 @@ interface Candidate {
   index: number;
 }
 
+/**
+ * Digits (4–8, optionally split once by a space or dash), or 6–10 letters and digits with at least one digit.
+ * A letter may touch the code (HTML made text glues table cells: "code905 331"); a digit or URL character may not.
+ * The lookaheads look no further than a code is long (11 characters): unbounded, each position of a long run of
+ * capitals scanned the rest of the run, and 40 KB of "AAAA…" held the thread for 2 s (quadratic).
+ */
+export const CODE = /(?<![\d_@./:=?&%-])(\d{3,4}[ -]\d{3,4}|\d{4,8}|(?=[A-Z0-9-]{0,10}\d)(?=[A-Z0-9-]{0,10}[A-Z])[A-Z0-9]{2,5}-?[A-Z0-9]{2,5})(?![\w@/%-]|\.\d|:\d)/y;
+/** How far before a digit a code can start: every form of CODE has a digit within its first 11 characters. */
+const DIGIT_REACH = 10;
+
+/**
+ * The matches of CODE, as a global scan would find them, trying only the positions where a match can start: at most
+ * DIGIT_REACH characters before a digit. Text without digits costs one scan for a digit, and lines like "1XXXX…" a
+ * few tries each, not one try per character (mail bodies are mostly letters).
+ */
+export function* codeMatches(source: string): Generator<RegExpExecArray> {
+  const digits = /\d/g;
+  let from = 0; // positions before this were tried, or are inside a match
+  for (let digit = digits.exec(source); digit; digit = digits.exec(source)) {
+    for (let at = Math.max(from, digit.index - DIGIT_REACH); at <= digit.index; at = Math.max(at + 1, from)) {
+      CODE.lastIndex = at;
+      const match = CODE.exec(source);
+      if (match) {
+        from = match.index + match[0].length;
+        yield match;
+      }
+    }
+    from = Math.max(from, digit.index + 1);
+    digits.lastIndex = Math.max(digits.lastIndex, from);
+  }
+}
+
 function candidates(source: string, offset: number): Candidate[] {
   const found: Candidate[] = [];
-  // Digits (4–8, optionally split once by a space or dash), or 6–10 letters and digits with at least one digit.
-  // A letter may touch the code (HTML made text glues table cells: "code905 331"); a digit or URL character may not.
-  // The lookaheads look no further than a code is long (11 characters): unbounded, each position of a long run of
-  // capitals scanned the rest of the run, and 40 KB of "AAAA…" held the thread for 2 s (quadratic).
-  const pattern = /(?<![\d_@./:=?&%-])(\d{3,4}[ -]\d{3,4}|\d{4,8}|(?=[A-Z0-9-]{0,10}\d)(?=[A-Z0-9-]{0,10}[A-Z])[A-Z0-9]{2,5}-?[A-Z0-9]{2,5})(?![\w@/%-]|\.\d|:\d)/g;
-  for (const match of source.matchAll(pattern)) {
+  for (const match of codeMatches(source)) {
     const raw = match[0];
     const index = match.index ?? 0;
     const code = /^\d/.test(raw) && /[ -]/.test(raw) ? raw.replace(/[ -]/g, '') : raw;

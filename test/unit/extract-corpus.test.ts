@@ -1,7 +1,8 @@
 /** Codes and links extraction against a corpus of realistic verification mails in several languages. */
 import corpus from '../fixtures/verification-corpus.json';
 import { convert } from 'html-to-text';
-import { extractCodes, extractLinks } from '../../lambdas/core/extract';
+import fc from 'fast-check';
+import { CODE, codeMatches, extractCodes, extractLinks } from '../../lambdas/core/extract';
 
 interface Case {
   name: string;
@@ -62,4 +63,21 @@ describe.each([
     const fourTimes = best(work(large));
     expect(fourTimes).toBeLessThan(Math.max(once, 5) * 10);
   });
+});
+
+/**
+ * Codes are looked for only near digits (codeMatches): that must find exactly what a scan of every position finds,
+ * on text made of the characters the pattern cares about (digits, capitals, separators, URL characters, letters).
+ */
+it('finds the same code matches as a scan of every position', () => {
+  const everywhere = new RegExp(CODE.source, 'g');
+  // Runs of capitals as long as a code and longer, so that a digit far into a run is common.
+  const piece = fc.constantFrom('0', '7', '42', '2025', 'A', 'XY', 'ABCD', 'ABCDE', 'ABCDE-', 'QWERTYUIOP', 'a', 'code', ' ', '-', '_', '.', '@', '/', ':', '=', '%', '#', '\n');
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 60, size: 'max' }).map((pieces) => pieces.join('')), (text) => {
+      const scanned = [...text.matchAll(everywhere)].map((m) => [m.index, m[0]]);
+      expect([...codeMatches(text)].map((m) => [m.index, m[0]])).toEqual(scanned);
+    }),
+    { numRuns: 3_000 },
+  );
 });
