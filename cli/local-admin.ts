@@ -6,16 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { appConfig } from '../lambdas/config/app-config';
-import { documentClient, standInSettings } from '../lambdas/store/clients';
-import { DynamoInboxStore } from '../lambdas/store/dynamo-inbox-store';
 import { appContext } from '../lambdas/usecases/context';
 import type { KeyContext } from '../lambdas/usecases/keys';
-import { ensureTable } from '../local/bootstrap';
-import { LOCAL_TABLE } from '../local/config';
-import { startDynamoDbLocal } from '../local/dynamodb-local';
-import { freePort } from '../local/ports';
 import { dataFolderKind, stateFile } from '../local/stack';
 
 function isAlive(pid: number): boolean {
@@ -62,17 +55,13 @@ export async function withLocalKeys<T>(dataDir: string, makeFolder: boolean, wor
       await ctx.stores.close();
     }
   }
-  let stop: (() => Promise<void>) | undefined;
-  if (!endpoint) {
-    const dynamo = await startDynamoDbLocal({ host: '127.0.0.1', port: await freePort(), dataDir: path.join(dataDir, 'dynamodb') });
-    endpoint = dynamo.endpoint;
-    stop = () => dynamo.stop();
-  }
+  // Required here: the embedded form never loads the AWS SDK clients.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { standInKeyStore } = require('../local/stand-ins') as typeof import('../local/stand-ins');
+  const store = await standInKeyStore(dataDir, endpoint);
   try {
-    await ensureTable(new DynamoDBClient(standInSettings(endpoint)), LOCAL_TABLE);
-    const store = new DynamoInboxStore(documentClient(endpoint), LOCAL_TABLE);
-    return await work({ stores: { keys: store }, now: Date.now }, target);
+    return await work({ stores: { keys: store.keys }, now: Date.now }, target);
   } finally {
-    await stop?.();
+    await store.close();
   }
 }
