@@ -21,16 +21,23 @@ const SERVED_TYPES = new Set([
   'message/rfc822',
 ]);
 
-const MAX_NAME_CHARS = 120;
+export const MAX_NAME_CHARS = 120;
 
-/** The file name reduced to a safe base name: no path, no control or quoting characters, bounded length. */
+/** A UTF-16 surrogate without its other half: no character, and encodeURIComponent throws on it. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * The file name reduced to a safe base name: no path, no control or quoting characters, bounded length, well-formed
+ * Unicode (a mail can name a file in UTF-16 with half a character: it becomes U+FFFD).
+ */
 export function safeFileName(name: string | null | undefined, fallback: string): string {
   const base = (name ?? '').split(/[/\\]/).pop() ?? '';
   const cleaned = base
     .normalize('NFC')
     .replace(/[\u0000-\u001f\u007f-\u009f"*:<>?|;]/g, '_')
     .replace(/^[.\s]+|[.\s]+$/g, '')
-    .slice(0, MAX_NAME_CHARS);
+    .slice(0, MAX_NAME_CHARS)
+    .replace(LONE_SURROGATE, '\ufffd');
   return cleaned || fallback;
 }
 

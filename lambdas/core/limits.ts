@@ -35,11 +35,6 @@ export const EVENT_PREVIEW = { listed: 50, bytes: 8 * 1024 } as const;
  * are cut in lists and items; the message itself has the whole subject and from name (from its body object).
  */
 export const MESSAGE_CAPS = {
-  /**
-   * The text and the HTML in a full message, each at most this much JSON: two of them and the rest stay under
-   * Lambda's 6 MB response limit (`body_truncated` says a body was cut; the raw download has everything).
-   */
-  bodyJsonBytes: 2_000_000,
   /** Subject in lists (and wait matching); the message has it whole. */
   summarySubjectChars: 1_000,
   /** From name in lists; the message has it whole. */
@@ -61,6 +56,31 @@ export const MESSAGE_CAPS = {
   /** Addresses in `cc` and `reply_to`. */
   addresses: 100,
 } as const;
+/**
+ * A full message's share of each part of its response, in bytes as Lambda counts them: the message's JSON travels
+ * as a string inside the proxy result's JSON, escaped twice (a quote costs 4 bytes, a control character 7). Each
+ * part is cut to its share, so that a message stays under LAMBDA_RESPONSE_LIMIT_BYTES (about 5.9 MB in all, with
+ * the fields that have no share) whatever the mail holds: a 1 MB subject of control characters once made its
+ * message a 502 for good. Lists keep their first items that fit; the raw download always has everything.
+ */
+export const MESSAGE_RESPONSE_SHARES = {
+  /** The text, and the HTML, each (`body_truncated` says one was cut). */
+  body: 2_000_000,
+  /** The whole subject: a 450 KB one fits, a megabyte of control characters is cut. */
+  subject: 1_000_000,
+  /** The header fields (`headers_truncated`). */
+  headers: 300_000,
+  /** The attachments listed (`attachments_truncated`): 100 of them with the longest names fit unless their names are control characters. */
+  attachments: 250_000,
+  /** The links (`links_truncated`). */
+  links: 200_000,
+  /** The Cc addresses, and the Reply-To addresses, each. */
+  addresses: 50_000,
+  fromName: 10_000,
+  /** Message-ID, In-Reply-To and parse_error, each. */
+  other: 10_000,
+} as const;
+
 /**
  * A filtered message list on DynamoDB reads at most this many of the inbox's items per request (newest first) and
  * tests them in the function; when it stops early, the page carries a cursor to go on from there. Inboxes are

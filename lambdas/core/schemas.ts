@@ -8,7 +8,7 @@ import en from 'zod/v4/locales/en.js';
 import { USERNAME_PATTERN, USERNAME_RULE } from './address';
 import { MESSAGE_ID } from './ids';
 import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS } from './inbox';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_WAIT_SECONDS, DEFAULT_WAIT_SECONDS, MESSAGE_CAPS } from './limits';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_WAIT_SECONDS, DEFAULT_WAIT_SECONDS, MESSAGE_CAPS, MESSAGE_RESPONSE_SHARES } from './limits';
 
 // Full zod registers its English messages; zod/mini leaves every check without its own `error` saying "Invalid input".
 z.config(en());
@@ -171,7 +171,7 @@ export const Message = named(
     subject: z.string(),
     text: described(z.string(), 'the text/plain part, or text derived from the HTML when the mail has none'),
     html: z.string(),
-    body_truncated: described(z.boolean(), `text or html was cut at ${MESSAGE_CAPS.bodyJsonBytes} bytes of JSON each (Lambda answers at most 6 MB); the raw download has everything`),
+    body_truncated: described(z.boolean(), `text or html was cut to ${MESSAGE_RESPONSE_SHARES.body.toLocaleString('en')} bytes each as Lambda counts its response (JSON escaped twice; Lambda answers at most 6 MB); the raw download has everything`),
     received_at: timestamp,
     size: count(),
     message_id: described(z.nullable(z.string()), 'the Message-ID header'),

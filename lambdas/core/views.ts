@@ -1,7 +1,7 @@
 /** Response shapes, field for field as the specification names them. */
 import { isExpired } from './inbox';
 import type { AttachmentRecord, InboxRecord, MessageDetail, MessageRecord, MessageSummary } from './model';
-import { MESSAGE_CAPS } from './limits';
+import { MESSAGE_RESPONSE_SHARES as SHARES } from './limits';
 
 export const inboxCreatedView = (inbox: InboxRecord) => ({
   id: inbox.id,
@@ -39,44 +39,85 @@ export const attachmentView = (a: AttachmentRecord, downloadUrl: string) => ({
   download_url: downloadUrl,
 });
 
-/** A message in full: its summary fields whole, its detail (see core/message.ts), a download link per attachment. */
-/** A body cut to what a response can carry (MESSAGE_CAPS.bodyJsonBytes of JSON, escapes included). */
-function boundedBody(body: string): { body: string; cut: boolean } {
-  if (body.length * 6 <= MESSAGE_CAPS.bodyJsonBytes) return { body, cut: false }; // fits however it escapes
-  let cut = body.slice(0, MESSAGE_CAPS.bodyJsonBytes);
-  while (Buffer.byteLength(JSON.stringify(cut)) > MESSAGE_CAPS.bodyJsonBytes) cut = cut.slice(0, Math.floor(cut.length * 0.75));
-  return { body: cut, cut: cut.length < body.length };
+/**
+ * How many of `value`'s characters fit in `budget` bytes of Lambda's response (the message's JSON inside the proxy
+ * result's JSON: escaped twice), never splitting a surrogate pair. One pass, counting what each character costs.
+ */
+export function prefixWithin(value: string, budget: number): number {
+  if (value.length * 7 <= budget) return value.length; // fits however it escapes
+  let used = 0;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    let cost = 3;
+    let width = 1;
+    if (code === 0x22 || code === 0x5c) cost = 4; // " → \" → \\\"
+    else if (code < 0x20) cost = code === 8 || code === 9 || code === 10 || code === 12 || code === 13 ? 3 : 7; // \n → \\n, \u0001 → \\u0001
+    else if (code < 0x80) cost = 1;
+    else if (code < 0x800) cost = 2;
+    else if (code >= 0xd800 && code <= 0xdfff) {
+      const next = value.charCodeAt(i + 1);
+      if (code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) (cost = 4), (width = 2);
+      else cost = 7; // a lone surrogate is escaped: \udXXX
+    }
+    if (used + cost > budget) return i;
+    used += cost;
+    i += width - 1;
+  }
+  return value.length;
 }
 
+const within = (value: string, budget: number) => value.slice(0, prefixWithin(value, budget));
+
+/** The first items whose JSON fits in `budget` bytes of the response. */
+function listWithin<T>(items: T[], budget: number): T[] {
+  let used = 0;
+  for (let i = 0; i < items.length; i++) {
+    used += Buffer.byteLength(JSON.stringify(JSON.stringify(items[i]))) - 1; // escaped twice, without the quotes, and a comma
+    if (used > budget) return items.slice(0, i);
+  }
+  return items;
+}
+
+/**
+ * A message in full: its summary fields whole, its detail (see core/message.ts), a download link per attachment;
+ * each part cut to its share of Lambda's 6 MB response (MESSAGE_RESPONSE_SHARES), so that every message can be read.
+ */
 export const messageView = (m: MessageRecord, detail: MessageDetail, downloadUrls: string[]) => {
-  const text = boundedBody(detail.text);
-  const html = boundedBody(detail.html);
-  return messageFields(m, { ...detail, text: text.body, html: html.body }, downloadUrls, text.cut || html.cut);
+  const text = within(detail.text, SHARES.body);
+  const html = within(detail.html, SHARES.body);
+  const headers = listWithin(detail.headers, SHARES.headers);
+  const links = listWithin(detail.links, SHARES.links);
+  const attachments = listWithin(
+    detail.attachments.map((a, i) => attachmentView(a, downloadUrls[i])),
+    SHARES.attachments,
+  );
+  const fromName = detail.full_from_name ?? m.from_name ?? null;
+  const orNull = (value: string | null, budget: number = SHARES.other) => (value === null ? null : within(value, budget));
+  return {
+    id: m.id,
+    from: m.from,
+    from_name: orNull(fromName, SHARES.fromName),
+    to: m.to,
+    cc: listWithin(detail.cc, SHARES.addresses),
+    reply_to: listWithin(detail.reply_to, SHARES.addresses),
+    subject: within(detail.full_subject ?? m.subject, SHARES.subject),
+    text,
+    html,
+    body_truncated: text.length < detail.text.length || html.length < detail.html.length,
+    received_at: m.received_at,
+    size: m.size,
+    message_id: orNull(detail.message_id),
+    in_reply_to: orNull(detail.in_reply_to),
+    attachments,
+    attachment_count: detail.attachment_count,
+    attachments_truncated: detail.attachment_count > attachments.length,
+    codes: detail.codes,
+    links,
+    links_truncated: detail.links_truncated || links.length < detail.links.length,
+    headers,
+    headers_truncated: detail.headers_truncated || headers.length < detail.headers.length,
+    auth: m.auth,
+    parse_error: orNull(detail.parse_error),
+  };
 };
 
-const messageFields = (m: MessageRecord, detail: MessageDetail, downloadUrls: string[], bodyTruncated: boolean) => ({
-  id: m.id,
-  from: m.from,
-  from_name: detail.full_from_name ?? m.from_name ?? null,
-  to: m.to,
-  cc: detail.cc,
-  reply_to: detail.reply_to,
-  subject: detail.full_subject ?? m.subject,
-  text: detail.text,
-  html: detail.html,
-  body_truncated: bodyTruncated,
-  received_at: m.received_at,
-  size: m.size,
-  message_id: detail.message_id,
-  in_reply_to: detail.in_reply_to,
-  attachments: detail.attachments.map((a, i) => attachmentView(a, downloadUrls[i])),
-  attachment_count: detail.attachment_count,
-  attachments_truncated: detail.attachment_count > detail.attachments.length,
-  codes: detail.codes,
-  links: detail.links,
-  links_truncated: detail.links_truncated,
-  headers: detail.headers,
-  headers_truncated: detail.headers_truncated,
-  auth: m.auth,
-  parse_error: detail.parse_error,
-});

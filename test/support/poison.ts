@@ -27,6 +27,25 @@ export const poison = {
     return `From: poison@example.com\r\nTo: ${to}\r\nSubject: attachments\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nsee attached\r\n${parts.join('')}--b--\r\n`;
   },
 
+  /** A Subject of 1.1 MB of control characters: 7 bytes each in Lambda's answer (JSON in JSON), 7.7 MB in all. */
+  controlSubject(to: string): string {
+    const lines = Array.from({ length: 1_100 }, () => '\u0001'.repeat(1_000));
+    return `From: poison@example.com\r\nTo: ${to}\r\nSubject: ${lines.join('\r\n ')}\r\nContent-Type: text/plain\r\n\r\ncontrol subject\r\n`;
+  },
+
+  /** 900 KB of unclosed nested tables as the only text of the mail (beside an attachment): its text is derived. */
+  nestedTables(to: string): string {
+    const html = '<table><tr><td>'.repeat(60_000) + 'Your code is 482913';
+    const lines = html.match(/.{1,900}/g)!.join('\r\n');
+    return `From: poison@example.com\r\nTo: ${to}\r\nSubject: tables\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n--b\r\nContent-Type: text/html; charset=utf-8\r\n\r\n${lines}\r\n--b\r\nContent-Type: application/octet-stream; name="a.bin"\r\n\r\nAAAA\r\n--b--\r\n`;
+  },
+
+  /** An attachment named in UTF-16 with half a character (a lone surrogate), which URL encoding refuses. */
+  halfCharacterName(to: string): string {
+    const part = `Content-Type: application/octet-stream\r\nContent-Disposition: attachment; filename*=utf-16le''%00%D8a%00\r\n\r\nDATA\r\n`;
+    return `From: poison@example.com\r\nTo: ${to}\r\nSubject: half\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nhi\r\n--b\r\n${part}--b--\r\n`;
+  },
+
   /** 10,000 header fields. */
   manyHeaders(to: string, count = 10_000): string {
     const headers = Array.from({ length: count }, (_, i) => `X-Poison-${i}: value ${i}`);

@@ -7,6 +7,7 @@ import { isExpired, isRemovable, lifetime, resolveTtl, utcDay } from '../../lamb
 import { BASE_PLANS, burstOf, loadPlans, ratePerSecond } from '../../lambdas/core/plans';
 import { matchRoute, ROUTES } from '../../lambdas/core/routes';
 import { TokenBuckets } from '../../local/rate-limiter';
+import { attachmentDownload, MAX_NAME_CHARS } from '../../lambdas/core/downloads';
 import { EVENT_PREVIEW, INLINE_DETAIL_BYTES } from '../../lambdas/core/limits';
 import { messageItem } from '../../lambdas/core/message';
 import { DISABLED_VERDICTS, type MessageDetail } from '../../lambdas/core/model';
@@ -180,5 +181,16 @@ describe('message items and the message.received event', () => {
     expect(record.links).toEqual(links.slice(0, record.links!.length));
     expect(record.links!.join('').length).toBeLessThanOrEqual(EVENT_PREVIEW.bytes);
     expect(Buffer.byteLength(JSON.stringify(record))).toBeLessThan(INLINE_DETAIL_BYTES);
+  });
+});
+
+describe('attachment download headers', () => {
+  it('are made for any file name a mail can give, half characters included', () => {
+    const pairCutByTheLength = `${'a'.repeat(MAX_NAME_CHARS - 1)}😀`;
+    for (const filename of ['\ud800a.txt', 'a\udc00', '\udc00\ud800', pairCutByTheLength]) {
+      const { contentDisposition } = attachmentDownload({ id: 'att_1', filename, content_type: 'text/plain' });
+      expect(contentDisposition).toMatch(/^attachment; filename="[\x20-\x7e]+"; filename\*=UTF-8''[\w%.!~-]+$/);
+      expect(contentDisposition).toContain('%EF%BF%BD');
+    }
   });
 });
