@@ -7,6 +7,7 @@
 import http from 'node:http';
 import { createHash, randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { errorBody } from '../lambdas/core/errors';
 import { corsHeaders, preflightHeaders } from '../lambdas/core/cors';
@@ -107,6 +108,14 @@ function queryOf(url: URL) {
   return { single, multi };
 }
 
+/** An error-format answer written straight to the socket (requests that never reach the request handler), then closed. */
+function refuse(socket: Duplex, status: number, message: string): void {
+  const body = JSON.stringify(errorBody(status, message));
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 export class LocalGateway {
   private readonly server: http.Server;
   private readonly buckets = new TokenBuckets();
@@ -128,15 +137,15 @@ export class LocalGateway {
           res.end(body);
         });
     });
-    // Requests Node's parser rejects (bad headers, oversized headers) still get the error format.
-    this.server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // Requests Node's parser rejects (bad or oversized headers, a request not finished in time) still get the error
+    // format, and so does CONNECT (Node hands it over as a tunnel; there is none here).
+    this.server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
       if (!socket.writable) return socket.destroy();
-      const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-      const body = JSON.stringify(errorBody(status, status === 431 ? 'request headers too large' : 'malformed HTTP request'));
-      socket.end(
-        `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      );
+      if (error.code === 'HPE_HEADER_OVERFLOW') return refuse(socket, 431, 'request headers too large');
+      if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return refuse(socket, 408, 'the request was not received in time');
+      refuse(socket, 400, 'malformed HTTP request');
     });
+    this.server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => refuse(socket, 405, 'method CONNECT is not allowed'));
   }
 
   /** gzip, like API Gateway's minimumCompressionSize, for clients that accept it; download links are served as stored. */
@@ -167,8 +176,14 @@ export class LocalGateway {
   private async handle(req: http.IncomingMessage): Promise<Reply> {
     const requestId = randomUUID();
     const started = Date.now();
-    const url = new URL(req.url ?? '/', 'http://local');
     const method = (req.method ?? 'GET').toUpperCase();
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://local');
+    } catch {
+      // An absolute-form target URL parsing refuses (`GET http://[/v1/inboxes`): API Gateway answers 400 too.
+      return jsonReply(400, errorBody(400, 'malformed request target'), requestId);
+    }
     const reply = await this.dispatch(req, url, method, requestId);
     this.options.log?.(`${method} ${url.pathname} ${reply.status} ${Date.now() - started}ms`);
     return reply;

@@ -568,8 +568,9 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
     }
     const expires = query.get('expires') ?? '';
     const headers = { contentType: query.get('type') ?? '', contentDisposition: query.get('disposition') ?? '' };
-    const given = Buffer.from(query.get('signature') ?? '', 'base64url');
-    const wanted = this.signature(key, expires, headers);
+    // Compared as text: decoding would accept edited links (base64 ignores stray characters and the last one's spare bits).
+    const given = Buffer.from(query.get('signature') ?? '');
+    const wanted = Buffer.from(this.signature(key, expires, headers).toString('base64url'));
     if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) return 'forbidden';
     if (!/^\d+$/.test(expires) || Number(expires) * 1000 <= nowMs) return 'forbidden';
     const body = await this.get(key);

@@ -1,4 +1,5 @@
 /** The REST API over real HTTP against the shared local stack: every endpoint and each rule of DESIGN §3. */
+import net from 'node:net';
 import { issueKey } from '../../lambdas/usecases/keys';
 import { messageIdFrom } from '../../lambdas/core/ids';
 import type { InboxRecord, MessageRecord } from '../../lambdas/core/model';
@@ -289,6 +290,31 @@ describe('routing, documents and request ids', () => {
     expectError(reply, 405);
     expect(reply.headers.get('allow')).toBe('GET, POST');
     expectError(await api('PATCH', '/v1/inboxes/inbox_00000000000000000000'), 405);
+  });
+
+  it('answers requests that never reach a route in the error format too: CONNECT 405, a target URL cannot parse 400', async () => {
+    /** The whole answer to `request`, written as is on a socket of its own. */
+    const exchange = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const { hostname, port } = new URL(stack.apiUrl);
+        const socket = net.createConnection({ host: hostname, port: Number(port) }, () => socket.write(request));
+        let answer = '';
+        socket.on('data', (chunk) => (answer += chunk.toString()));
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const parts = (answer: string) => {
+      const [head, body] = answer.split('\r\n\r\n');
+      return { status: Number(head.split(' ')[1]), type: /content-type: ([^\r]+)/i.exec(head)?.[1], body: JSON.parse(body) };
+    };
+    for (const [request, status] of [
+      ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 405],
+      ['GET http://[/v1/inboxes HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 400],
+      ['GET http://a:99999/v1/domains HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 400],
+    ] as const) {
+      const answer = parts(await exchange(request));
+      expect(answer).toMatchObject({ status, type: expect.stringMatching(/^application\/json/), body: { error: { code: status, message: expect.any(String) } } });
+    }
   });
 
   it('lists the domains, the first being the default', async () => {

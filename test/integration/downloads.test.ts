@@ -58,6 +58,15 @@ async function messageWithAttachments() {
       edit(html.download_url, (u) => u.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 3600))),
       edit(html.download_url, (u) => u.searchParams.set('signature', 'A'.repeat(43))),
       edit(html.download_url, (u) => u.searchParams.delete('signature')),
+      // The same signature bytes, written otherwise: base64 decoding would take each of these for the signature.
+      edit(html.download_url, (u) => u.searchParams.set('signature', `${u.searchParams.get('signature')}!!`)),
+      edit(html.download_url, (u) => u.searchParams.set('signature', `${u.searchParams.get('signature')}=`)),
+      edit(html.download_url, (u) => {
+        const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+        const signature = u.searchParams.get('signature')!;
+        const spareBitFlipped = alphabet[alphabet.indexOf(signature.at(-1)!) ^ 1]; // 43 characters carry 258 bits for 256
+        u.searchParams.set('signature', signature.slice(0, -1) + spareBitFlipped);
+      }),
     ];
     for (const url of edits) {
       const res = await fetch(url);
