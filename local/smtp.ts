@@ -184,7 +184,8 @@ export class LocalMailServer {
     };
     // Counted before the 250: a mail that got one is within its account's limit, however many sessions race.
     const reservation = await admitMail(ctx, envelope.recipients, this.reservations);
-    if (!reservation) throw REFUSALS.quota;
+    if (reservation === 'quota') throw REFUSALS.quota;
+    if (reservation === 'no-inbox') throw new SmtpReply(550, '5.1.1 No such mailbox: deleted or expired since RCPT');
     const release = await this.slots.acquire();
     try {
       this.acceptedHere.add(envelope.mailId);

@@ -139,10 +139,13 @@ export async function admitRecipient(ctx: AppContext, recipient: string, reserva
 
 /**
  * At the end of DATA: reserves one unit of each target inbox's account's daily limit, or none when any account
- * has no room left (the whole mail then gets 452, and the sender may retry tomorrow or with fewer recipients).
+ * has no room left (`quota`: the whole mail then gets 452, and the sender may retry tomorrow or with fewer
+ * recipients), or when no recipient has a live inbox any more (`no-inbox`: each was deleted or expired after its
+ * RCPT, and a 250 would promise a message nobody can read).
  */
-export async function admitMail(ctx: AppContext, recipients: string[], reservations: QuotaReservations): Promise<{ release(): void } | null> {
+export async function admitMail(ctx: AppContext, recipients: string[], reservations: QuotaReservations): Promise<{ release(): void } | 'quota' | 'no-inbox'> {
   const byAccount = await liveInboxesByAccount(ctx, recipients);
+  if (byAccount.size === 0) return 'no-inbox';
   const taken: { release(): void }[] = [];
   const day = utcDay(ctx.now());
   for (const [account, inboxes] of byAccount) {
@@ -151,7 +154,7 @@ export async function admitMail(ctx: AppContext, recipients: string[], reservati
     );
     if (!reserved) {
       for (const t of taken) t.release();
-      return null;
+      return 'quota';
     }
     taken.push(reserved);
   }

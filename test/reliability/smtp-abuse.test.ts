@@ -111,6 +111,19 @@ it('caps one transaction at 100 recipients with 452 and stores the mail once', a
   expect((await api('GET', `/v1/inboxes/${target.id}`)).body.message_count).toBe(1);
 }, 60_000);
 
+it('answers 550 at the end of DATA, not 250, when the inbox was deleted after its RCPT', async () => {
+  const target = await inbox();
+  const api = http(stack.apiUrl, stack.keys.enterprise);
+  const session = await smtpSession(stack.smtpPort);
+  await session.say('EHLO late');
+  await session.say('MAIL FROM:<a@example.com>');
+  expect(await session.say(`RCPT TO:<${target.email}>`)).toMatch(/^250 /);
+  expect(await session.say('DATA')).toMatch(/^354 /);
+  expect((await api('DELETE', `/v1/inboxes/${target.id}`)).status).toBe(200);
+  expect(await session.data('Subject: too late\r\n\r\nx\r\n')).toMatch(/^550 5\.1\.1 /);
+  session.close();
+});
+
 it('refuses invalid addresses with 5xx and keeps serving; accepts 8-bit headers', async () => {
   const session = await smtpSession(stack.smtpPort);
   await session.say('EHLO bad');

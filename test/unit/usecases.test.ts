@@ -85,13 +85,26 @@ it('reserves the daily limit before the 250: exactly the limit is admitted, howe
   const inbox = await createInbox(ctx, dev, {});
   const reservations = new QuotaReservations();
   const admitted = await Promise.all(Array.from({ length: 8 }, () => admitMail(ctx, [inbox.email], reservations)));
-  expect(admitted.filter(Boolean)).toHaveLength(3);
+  const reserved = admitted.filter((a) => typeof a === 'object');
+  expect(reserved).toHaveLength(3);
+  expect(admitted.filter((a) => a === 'quota')).toHaveLength(5);
   expect(await admitRecipient(ctx, inbox.email, reservations)).toBe('quota');
   // Released reservations (a mail that failed before its 250) give the room back.
-  admitted.find(Boolean)!.release();
+  reserved[0].release();
   expect(await admitRecipient(ctx, inbox.email, reservations)).toBe('ok');
   expect(await admitRecipient(ctx, 'someone@elsewhere.example', reservations)).toBe('not-our-domain');
   expect(await admitRecipient(ctx, 'nobody-here@tempmail.local', reservations)).toBe('unknown-inbox');
+});
+
+it('admits no mail at the end of DATA when none of its inboxes is live any more (deleted after RCPT)', async () => {
+  const inbox = await createInbox(ctx, owner, {});
+  const reservations = new QuotaReservations();
+  expect(await admitRecipient(ctx, inbox.email, reservations)).toBe('ok');
+  await deleteInbox(ctx, owner, inbox.id);
+  expect(await admitMail(ctx, [inbox.email], reservations)).toBe('no-inbox');
+  const other = await createInbox(ctx, owner, {});
+  const admitted = await admitMail(ctx, [inbox.email, other.email], reservations);
+  expect(typeof admitted).toBe('object'); // one live inbox: the mail goes there
 });
 
 it('sweeps inboxes an hour after they expired, with their objects; "inbox expired" until then', async () => {
