@@ -9,16 +9,7 @@ import path from 'node:path';
 import { appConfig } from '../lambdas/config/app-config';
 import { appContext } from '../lambdas/usecases/context';
 import type { KeyContext } from '../lambdas/usecases/keys';
-import { dataFolderKind, stateFile } from '../local/stack';
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { dataFolderKind, runningStackOf } from '../local/stack';
 
 /** What the command worked on, for the line it prints on stderr. */
 export interface LocalTarget {
@@ -38,13 +29,9 @@ export async function withLocalKeys<T>(dataDir: string, makeFolder: boolean, wor
   const found = dataFolderKind(dataDir);
   if (!found && !makeFolder) throw new Error(`${dataDir} holds no TempMail data; is TEMPMAIL_DATA_DIR right? (keys create makes the folder)`);
   const kind = found ?? 'embedded';
-  let running = false;
-  let endpoint: string | undefined;
-  if (fs.existsSync(stateFile(dataDir))) {
-    const state = JSON.parse(fs.readFileSync(stateFile(dataDir), 'utf8')) as { pid: number; dynamodb?: string; dynamoEndpoint?: string };
-    running = isAlive(state.pid);
-    if (running) endpoint = state.dynamodb ?? state.dynamoEndpoint;
-  }
+  const stack = runningStackOf(dataDir) as { dynamodb?: string; dynamoEndpoint?: string } | null;
+  const running = stack !== null;
+  const endpoint = stack ? (stack.dynamodb ?? stack.dynamoEndpoint) : undefined;
   const target: LocalTarget = { dataDir, kind, existed: found !== null, running };
   if (kind === 'embedded') {
     if (!found) fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }), fs.writeFileSync(path.join(dataDir, 'store-kind'), 'embedded\n');

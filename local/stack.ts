@@ -58,18 +58,51 @@ export function claimDataFolder(dataDir: string, kind: StoreKind): void {
   if (!found) fs.writeFileSync(kindFile(dataDir), `${kind}\n`);
 }
 
+/** The stack serving a data folder now, from the state file it writes once up (a stack killed left one behind: its process is gone). */
+export function runningStackOf(dataDir: string): { pid: number; apiUrl?: string } | null {
+  let state: { pid: number; apiUrl?: string };
+  try {
+    state = JSON.parse(fs.readFileSync(stateFile(dataDir), 'utf8')) as typeof state;
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(state.pid) || state.pid === process.pid) return null;
+  try {
+    process.kill(state.pid, 0);
+  } catch (error) {
+    // EPERM: alive, another user's
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return null;
+  }
+  // The number of a process gone may be another's by now: where /proc says which program it runs, it must be node.
+  try {
+    if (!fs.readFileSync(`/proc/${state.pid}/cmdline`, 'utf8').includes('node')) return null;
+  } catch {
+    // no /proc (macOS), or not ours to read: the process is alive, take it for the stack
+  }
+  return state;
+}
+
 /** A port that is taken is a start-up error that says so, never a stack that talks to another one's data. */
-async function listenOrExplain<T>(what: string, port: number, listen: () => Promise<T>): Promise<T> {
+async function listenOrExplain<T>(what: string, port: number, setting: string, listen: () => Promise<T>): Promise<T> {
   try {
     return await listen();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ConfigError(`${what} port ${port} is already in use (another TempMail stack?)`);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new ConfigError(`${what} port ${port} is already in use (another TempMail stack?); choose another with ${setting}=…`);
+    }
     throw error;
   }
 }
 
 export async function startLocalStack(config: LocalConfig, log: (line: string) => void = console.log): Promise<LocalStack> {
   claimDataFolder(config.dataDir, config.store);
+  // Two stacks on one folder would each take the other's accepted mail from the inbound queue, and each sweep.
+  const running = runningStackOf(config.dataDir);
+  if (running) {
+    throw new ConfigError(
+      `the data folder ${config.dataDir} is in use by the stack running as process ${running.pid}${running.apiUrl ? ` (API ${running.apiUrl})` : ''}: stop it, or give this stack its own TEMPMAIL_DATA_DIR`,
+    );
+  }
   const stops: (() => Promise<void> | void)[] = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await Promise.resolve(stop()).catch((error) => log(`[local] stopping: ${(error as Error).message}`));
@@ -110,7 +143,7 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
       authorizerCacheSeconds: config.authorizerCacheSeconds,
       rateLimits: config.rateLimits,
     });
-    const apiUrl = await listenOrExplain('API', config.port, () => gateway.listen());
+    const apiUrl = await listenOrExplain('API', config.port, 'PORT', () => gateway.listen());
     stops.push(() => gateway.close());
 
     const mail = new LocalMailServer({
@@ -121,7 +154,7 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
       ingestConcurrency: config.ingestConcurrency,
       log,
     });
-    const smtpPort = await listenOrExplain('SMTP', config.smtpPort, () => mail.listen());
+    const smtpPort = await listenOrExplain('SMTP', config.smtpPort, 'SMTP_PORT', () => mail.listen());
     stops.push(() => mail.close());
 
     stops.push(startSweeper(ctx, config.sweepIntervalMs, (e) => log(`[sweep] ${(e as Error).message}`)));

@@ -110,9 +110,15 @@ describe('the embedded form (npm start)', () => {
     );
   });
 
-  it('refuses to start on a port already in use, saying so', async () => {
+  it('refuses to start on a port already in use, saying so and how to choose another', async () => {
     const port = new URL(stack.apiUrl).port;
-    await expect(startStack({ store: 'embedded', env: { PORT: port } })).rejects.toThrow(`API port ${port} is already in use`);
+    await expect(startStack({ store: 'embedded', env: { PORT: port } })).rejects.toThrow(`API port ${port} is already in use (another TempMail stack?); choose another with PORT=`);
+  });
+
+  it('refuses to start on a data folder another running stack serves, naming it', async () => {
+    await expect(startStack({ store: 'embedded', dataDir: stack.dataDir })).rejects.toThrow(
+      new RegExp(`the data folder ${stack.dataDir} is in use by the stack running as process ${stack.pid()} \\(API ${stack.apiUrl}\\)`),
+    );
   });
 });
 
