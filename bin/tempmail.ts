@@ -38,10 +38,12 @@ async function main(argv: string[]): Promise<void> {
     options: { plan: { type: 'string' }, json: { type: 'boolean' }, stack: { type: 'string' }, region: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   });
   const [group, command, arg] = positionals;
-  if (values.help || !group) {
+  if (values.help) {
     console.log(USAGE);
     return;
   }
+  // No command is a usage error, as git's and npm's are (a script calling us with an empty variable should fail).
+  if (!group) throw new UsageError('a command is needed');
   const dataDir = path.resolve(process.env.TEMPMAIL_DATA_DIR || '.tempmail');
   const stack = values.stack;
   // The AWS side loads only when asked for, so the local path never needs AWS credentials.

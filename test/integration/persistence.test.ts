@@ -55,4 +55,9 @@ describe('local stack persistence', () => {
       stderr: expect.stringContaining('--plan must be one of free, dev, startup, enterprise'),
     });
   });
+
+  it('exits 2 with the usage when no command is given, and 0 with it for --help', async () => {
+    await expect(run(process.execPath, [CLI], { env: process.env })).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('usage:') });
+    expect((await run(process.execPath, [CLI, '--help'], { env: process.env })).stdout).toContain('usage:');
+  });
 });
