@@ -170,6 +170,7 @@ describe('the web viewer', () => {
     expect(rawText).toContain('Content-Disposition: attachment; filename=invoice.bin');
     await shot('6-message-raw');
 
+    await expect(page.getByRole('region', { name: 'Attachments' }).locator('.meta').textContent()).resolves.toBe('application/octet-stream, 9 B');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'invoice.bin' }).click()]);
     expect(download.suggestedFilename()).toBe('invoice.bin');
     expect([...fs.readFileSync((await download.path())!)]).toEqual([0, 1, 2, 250, 251, 252, 10, 13, 255]);

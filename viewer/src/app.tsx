@@ -13,7 +13,7 @@ import { apiClient, describeError, forgetKey, isAbort, isUnauthorized, storedKey
 import { frameDocument, hasRemoteImages } from './message-frame';
 import { headersOf, type Header } from './raw';
 import { hrefOf, parseRoute, useRoute } from './router';
-import { CopyButton, ErrorBox, formatTime, forgetSeen, isSeen, markSeen, timeLeft, useNow } from './ui';
+import { CopyButton, ErrorBox, formatSize, formatTime, forgetSeen, isSeen, markSeen, timeLeft, useNow } from './ui';
 import './app.css';
 
 const PAGE = 50;
@@ -490,7 +490,7 @@ function MessageScreen({ session, inboxId, messageId }: { session: Session; inbo
               <dt>Received</dt>
               <dd>{formatTime(message.received_at)}</dd>
               <dt>Size</dt>
-              <dd>{(message.size / 1024).toFixed(1)} KB</dd>
+              <dd>{formatSize(message.size)}</dd>
             </dl>
             <ul class="verdicts" aria-label="Authentication verdicts">
               {(Object.entries(message.auth) as [string, string][]).map(([check, verdict]) => (
@@ -536,7 +536,7 @@ function MessageScreen({ session, inboxId, messageId }: { session: Session; inbo
                         {a.filename ?? a.id}
                       </a>{' '}
                       <span class="meta">
-                        {a.content_type}, {(a.size / 1024).toFixed(1)} KB
+                        {a.content_type}, {formatSize(a.size)}
                       </span>
                     </li>
                   ))}

@@ -57,6 +57,13 @@ export function timeLeft(expiresAt: string, now: number): string {
   return `${seconds} s left`;
 }
 
+/** A size as people read it: 9 B, 1.5 KB, 2.3 MB (a 12-byte attachment is not "0.0 KB"). */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
 export const formatTime = (iso: string): string => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 export function ErrorBox({ message }: { message: string | null }) {
