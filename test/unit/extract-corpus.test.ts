@@ -3,6 +3,7 @@ import corpus from '../fixtures/verification-corpus.json';
 import { convert } from 'html-to-text';
 import fc from 'fast-check';
 import { CODE, codeMatches, extractCodes, extractLinks } from '../../lambdas/core/extract';
+import { expectLinearGrowth } from '../support/growth';
 
 interface Case {
   name: string;
@@ -29,17 +30,6 @@ it('never returns years, prices or parts of addresses and URLs as codes', () => 
   expect(extractCodes('', 'Copyright 2025. Price: $4999. Mail 123456@example.com or see https://x.test/a/654321')).toEqual([]);
 });
 
-/** Milliseconds `work` takes, the best of three runs (the least disturbed by GC and other processes). */
-function best(work: () => void): number {
-  let fastest = Infinity;
-  for (let i = 0; i < 3; i++) {
-    const started = process.hrtime.bigint();
-    work();
-    fastest = Math.min(fastest, Number(process.hrtime.bigint() - started) / 1e6);
-  }
-  return fastest;
-}
-
 /**
  * Mail text is written by strangers, and extraction runs on the thread that serves SMTP and the API. Four times the
  * input must cost about four times the time, not sixteen: a growth check, not a speed measurement, so that a slow
@@ -53,15 +43,11 @@ describe.each([
   ['a URL that never ends', (n: number) => `https://${'a'.repeat(n)}`],
 ])('on adversarial input: %s', (_name, make) => {
   it('grows linearly with the input (subject, text and HTML alike)', () => {
-    const work = (input: string) => () => {
+    const work = (input: string) => {
       extractCodes(input, input);
       extractLinks(input, input);
     };
-    const small = make(40_000);
-    const large = make(160_000);
-    const once = best(work(small));
-    const fourTimes = best(work(large));
-    expect(fourTimes).toBeLessThan(Math.max(once, 5) * 10);
+    expectLinearGrowth(work, make(40_000), make(160_000));
   });
 });
 

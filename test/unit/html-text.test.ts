@@ -5,19 +5,9 @@
  * tags for 27 s.
  */
 import { nestsDeeperThan, parseMail, stripTags, textOfHtml } from '../../lambdas/ingest/parse-mail';
+import { expectLinearGrowth } from '../support/growth';
 
-/** Milliseconds `work` takes, the best of three runs (the least disturbed by GC and other processes). */
-function best(work: () => void): number {
-  let fastest = Infinity;
-  for (let i = 0; i < 3; i++) {
-    const started = process.hrtime.bigint();
-    work();
-    fastest = Math.min(fastest, Number(process.hrtime.bigint() - started) / 1e6);
-  }
-  return fastest;
-}
-
-/** Four times the input must cost about four times the time, not sixteen: a growth check, not a speed test. */
+/** Four times the HTML must cost about four times the time (support/growth.ts). */
 describe.each([
   ['unclosed nested tables', (n: number) => '<table><tr><td>'.repeat(n / 15)],
   ['unclosed nested divs', (n: number) => '<div>'.repeat(n / 5)],
@@ -27,13 +17,7 @@ describe.each([
   ['tags that never close', (n: number) => '<a'.repeat(n / 2)],
   ['a table of ordinary cells', (n: number) => `<table>${'<tr><td><b>cell</b> <a href="https://x.test/">link</a></td></tr>'.repeat(n / 60)}</table>`],
 ])('textOfHtml on %s', (_name, make) => {
-  it('grows linearly with the HTML', () => {
-    const small = make(100_000);
-    const large = make(400_000);
-    const once = best(() => textOfHtml(small));
-    const fourTimes = best(() => textOfHtml(large));
-    expect(fourTimes).toBeLessThan(Math.max(once, 5) * 10);
-  });
+  it('grows linearly with the HTML', () => expectLinearGrowth(textOfHtml, make(100_000), make(400_000)));
 });
 
 describe('nestsDeeperThan', () => {
