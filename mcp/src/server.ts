@@ -4,7 +4,6 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { convert } from 'html-to-text';
 import { z } from 'zod';
 import { TempMailApiError, type TempMailClient, type Message } from 'tempmail-client';
 
@@ -32,7 +31,12 @@ async function tool(body: () => Promise<CallToolResult>): Promise<CallToolResult
   }
 }
 
-const readableText = (m: Message) => m.text || (m.html ? convert(m.html, { wordwrap: 100, selectors: [{ selector: 'img', format: 'skip' }] }) : '');
+/**
+ * The message as text. The API's `text` is the mail's text part, or text it derived from the HTML when the mail has
+ * none, so an empty one means the HTML holds no text either: no conversion here (one of a megabyte of nested tags
+ * once held this server for 25 s and failed).
+ */
+const readableText = (m: Message) => m.text || (m.html ? '(no text: the message is HTML without text; ask for format "html" to see it)' : '');
 
 function messageResult(m: Message, format: 'text' | 'html' | 'full') {
   const base = {

@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { sendMail } from '../support/mail';
+import { sendMail, sendRaw } from '../support/mail';
 import { sharedStack } from '../support/shared';
 
 const stack = sharedStack();
@@ -104,6 +104,22 @@ describe('tempmail-mcp over stdio', () => {
     const gone = await call(client, 'get_inbox', { inbox_id: id });
     expect(gone.isError).toBe(true);
     expect(gone.content[0].text).toMatch(/TempMail API error 404: inbox not found/);
+  }, 60_000);
+
+  it('reads an HTML-only mail as the text the API derived, and one of a megabyte of nested tags at once', async () => {
+    const { id, email } = (await call(client, 'create_inbox', {})).structuredContent;
+    await sendMail(stack.smtpPort, { to: email, subject: 'html only', html: '<p>Your code is <b>482913</b></p>' });
+    const plain = await call(client, 'wait_for_message', { inbox_id: id, timeout_seconds: 10, subject_contains: 'html only' });
+    expect(plain.structuredContent.message.text).toContain('Your code is 482913');
+    // No visible text at all: the server once converted this HTML itself, held its event loop for 25 s and failed.
+    const nested = '<div>'.repeat(200_000).match(/.{1,900}/g)!.join('\r\n');
+    await sendRaw(stack.smtpPort, [email], `From: a@example.com\r\nSubject: divs\r\nContent-Type: text/html\r\n\r\n${nested}\r\n`);
+    const deep = await call(client, 'wait_for_message', { inbox_id: id, timeout_seconds: 10, subject_contains: 'divs' });
+    expect(deep.isError).toBeFalsy();
+    expect(deep.structuredContent.message.text).toMatch(/^\(no text: the message is HTML without text/);
+    const html = await call(client, 'get_message', { inbox_id: id, message_id: deep.structuredContent.message.id, format: 'html' });
+    expect(html.structuredContent.html.length).toBeGreaterThan(1_000_000);
+    await call(client, 'delete_inbox', { inbox_id: id });
   }, 60_000);
 
   it('rejects unknown arguments, as the REST API rejects unknown fields', async () => {
