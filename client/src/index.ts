@@ -93,7 +93,14 @@ interface RequestOptions {
   redirect?: 'follow' | 'manual';
 }
 
-const enc = encodeURIComponent;
+/**
+ * An id as one path segment. `.`, `..` and nothing are refused before any request: a URL resolves them into another
+ * path (`DELETE …/messages/..` is the inbox itself, `/v1/webhooks/.` the list).
+ */
+function enc(id: string): string {
+  if (id === '' || id === '.' || id === '..') throw new TypeError(`not an id: ${JSON.stringify(id)}`);
+  return encodeURIComponent(id);
+}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class TempMailClient {
@@ -123,21 +130,21 @@ export class TempMailClient {
     return this.json('GET', '/v1/inboxes', { query });
   }
 
-  getInbox(inboxId: string): Promise<Inbox> {
+  async getInbox(inboxId: string): Promise<Inbox> {
     return this.json('GET', `/v1/inboxes/${enc(inboxId)}`);
   }
 
-  deleteInbox(inboxId: string): Promise<Deleted> {
+  async deleteInbox(inboxId: string): Promise<Deleted> {
     return this.json('DELETE', `/v1/inboxes/${enc(inboxId)}`);
   }
 
   /** Summaries, newest first; pass `next_cursor` back as `cursor` for the next page. */
   /** `q`, `from`, `subject`: case-insensitive substring filters; a filtered page may be short while next_cursor is set. */
-  listMessages(inboxId: string, query: { limit?: number; cursor?: string; q?: string; from?: string; subject?: string } = {}): Promise<MessageList> {
+  async listMessages(inboxId: string, query: { limit?: number; cursor?: string; q?: string; from?: string; subject?: string } = {}): Promise<MessageList> {
     return this.json('GET', `/v1/inboxes/${enc(inboxId)}/messages`, { query });
   }
 
-  getMessage(inboxId: string, messageId: string): Promise<Message> {
+  async getMessage(inboxId: string, messageId: string): Promise<Message> {
     return this.json('GET', `/v1/inboxes/${enc(inboxId)}/messages/${enc(messageId)}`);
   }
 
@@ -161,7 +168,7 @@ export class TempMailClient {
     return new Uint8Array(await download.arrayBuffer());
   }
 
-  deleteMessage(inboxId: string, messageId: string): Promise<Deleted> {
+  async deleteMessage(inboxId: string, messageId: string): Promise<Deleted> {
     return this.json('DELETE', `/v1/inboxes/${enc(inboxId)}/messages/${enc(messageId)}`);
   }
 
@@ -199,21 +206,21 @@ export class TempMailClient {
     return this.json('GET', '/v1/webhooks', { query });
   }
 
-  getWebhook(webhookId: string): Promise<Webhook> {
+  async getWebhook(webhookId: string): Promise<Webhook> {
     return this.json('GET', `/v1/webhooks/${enc(webhookId)}`);
   }
 
-  deleteWebhook(webhookId: string): Promise<Deleted> {
+  async deleteWebhook(webhookId: string): Promise<Deleted> {
     return this.json('DELETE', `/v1/webhooks/${enc(webhookId)}`);
   }
 
   /** Queues a `webhook.test` event to the endpoint now. */
-  testWebhook(webhookId: string): Promise<WebhookTestQueued> {
+  async testWebhook(webhookId: string): Promise<WebhookTestQueued> {
     return this.json('POST', `/v1/webhooks/${enc(webhookId)}/test`);
   }
 
   /** Recent delivery attempts, newest first. */
-  listWebhookDeliveries(webhookId: string): Promise<WebhookDeliveries> {
+  async listWebhookDeliveries(webhookId: string): Promise<WebhookDeliveries> {
     return this.json('GET', `/v1/webhooks/${enc(webhookId)}/deliveries`);
   }
 

@@ -39,3 +39,17 @@ it('works from plain JavaScript: create, SMTP, waitForMessage, read, delete; and
   expect(summary).toMatchObject({ message: expect.stringMatching(/^msg_/), throttled: expect.any(Number), retryAfter: '2' });
   expect(summary.throttled).toBeGreaterThan(0);
 }, 90_000);
+
+it('refuses ids a URL would resolve into another path, before any request: the inbox survives deleteMessage(id, "..")', async () => {
+  const { TempMailClient } = await import('../../client/src');
+  const client = new TempMailClient({ apiKey: shared.keys.enterprise, baseUrl: shared.apiUrl });
+  const inbox = await client.createInbox();
+  for (const id of ['..', '.', '']) {
+    await expect(client.deleteMessage(inbox.id, id)).rejects.toThrow(TypeError);
+    await expect(client.getMessage(inbox.id, id)).rejects.toThrow(`not an id: ${JSON.stringify(id)}`);
+    await expect(client.getWebhook(id)).rejects.toThrow(TypeError);
+    await expect(client.getInbox(id)).rejects.toThrow(TypeError);
+  }
+  expect((await client.getInbox(inbox.id)).id).toBe(inbox.id);
+  await client.deleteInbox(inbox.id);
+});
