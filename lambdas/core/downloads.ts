@@ -5,6 +5,7 @@
  * allow-list (never SVG, which runs scripts), and a type off the allow-list is served as octet-stream.
  */
 import type { DownloadHeaders } from './ports';
+import { wellFormed } from './message';
 
 /** Images a browser may show inline: none of them can run script. */
 const INLINE_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/bmp']);
@@ -23,9 +24,6 @@ const SERVED_TYPES = new Set([
 
 export const MAX_NAME_CHARS = 120;
 
-/** A UTF-16 surrogate without its other half: no character, and encodeURIComponent throws on it. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
 /**
  * The file name reduced to a safe base name: no path, no control or quoting characters, bounded length, well-formed
  * Unicode (a mail can name a file in UTF-16 with half a character: it becomes U+FFFD).
@@ -36,9 +34,8 @@ export function safeFileName(name: string | null | undefined, fallback: string):
     .normalize('NFC')
     .replace(/[\u0000-\u001f\u007f-\u009f"*:<>?|;]/g, '_')
     .replace(/^[.\s]+|[.\s]+$/g, '')
-    .slice(0, MAX_NAME_CHARS)
-    .replace(LONE_SURROGATE, '\ufffd');
-  return cleaned || fallback;
+    .slice(0, MAX_NAME_CHARS);
+  return wellFormed(cleaned) || fallback;
 }
 
 /** RFC 6266: an ASCII fallback name and the exact name in RFC 5987 encoding. */

@@ -8,6 +8,12 @@
 import { EVENT_PREVIEW, INLINE_DETAIL_BYTES, MESSAGE_CAPS } from './limits';
 import type { MailHeader, MessageDetail, MessageRecord } from './model';
 
+/** A UTF-16 surrogate without its other half: no character at all. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** `value` as well-formed Unicode: each half of a surrogate pair standing alone becomes U+FFFD. */
+export const wellFormed = (value: string): string => value.replace(LONE_SURROGATE, '\ufffd');
+
 /** The first `max` characters, never splitting a surrogate pair. */
 export function cut(value: string, max: number): string {
   if (value.length <= max) return value;

@@ -17,6 +17,7 @@ import { htmlToText } from 'html-to-text';
 import iconv from 'iconv-lite';
 import { simpleParser, type ParsedMail as MailparserResult } from 'mailparser';
 import { MESSAGE_CAPS } from '../core/limits';
+import { wellFormed } from '../core/message';
 import { charsetOf, decodeHeaderValue, parseAddresses, splitHeaders, type RawHeader } from './mime-headers';
 
 export interface ParsedAttachment {
@@ -256,7 +257,36 @@ function fromMailparser(mail: MailparserResult, facts: ReturnType<typeof headerF
  * The last resort, and the degraded form ingest stores when the full form cannot be stored: the headers as
  * above and the body as text (decoded as UTF-8, else the declared charset, else windows-1252). Linear, never throws.
  */
+/**
+ * Every string of a parse as well-formed Unicode: a half of a UTF-16 surrogate pair (a header or file name encoded
+ * in UTF-16 and cut, a body in a broken UTF-16) becomes U+FFFD. Left in, it reached the API's JSON as an escape that
+ * strict JSON decoders refuse, and a download's Content-Disposition threw.
+ */
+function wellFormedMail(mail: ParsedMail): ParsedMail {
+  const all = (values: string[]) => values.map(wellFormed);
+  const orNull = (value: string | null) => (value === null ? null : wellFormed(value));
+  return {
+    ...mail,
+    from: wellFormed(mail.from),
+    from_name: orNull(mail.from_name),
+    subject: wellFormed(mail.subject),
+    text: wellFormed(mail.text),
+    html: wellFormed(mail.html),
+    attachments: mail.attachments.map((a) => ({ ...a, filename: orNull(a.filename), content_type: wellFormed(a.content_type), content_id: orNull(a.content_id) })),
+    to: all(mail.to),
+    cc: all(mail.cc),
+    reply_to: all(mail.reply_to),
+    message_id: orNull(mail.message_id),
+    in_reply_to: orNull(mail.in_reply_to),
+    headers: mail.headers.map((h) => ({ name: wellFormed(h.name), value: wellFormed(h.value) })),
+  };
+}
+
 export function minimalParse(raw: Buffer, options: ParseOptions, error: string): ParsedMail {
+  return wellFormedMail(minimalForm(raw, options, error));
+}
+
+function minimalForm(raw: Buffer, options: ParseOptions, error: string): ParsedMail {
   let facts: ReturnType<typeof headerFacts>;
   try {
     facts = headerFacts(raw, options);
@@ -281,7 +311,7 @@ export async function parseMail(raw: Buffer, options: ParseOptions = {}): Promis
         timer = setTimeout(() => reject(new Error(`mailparser took longer than ${budget} ms`)), budget);
       }),
     ]);
-    return fromMailparser(parsed, facts);
+    return wellFormedMail(fromMailparser(parsed, facts));
   } catch (error) {
     return minimalParse(raw, options, `the MIME structure could not be parsed (${(error as Error).message}); shown as plain text`);
   } finally {

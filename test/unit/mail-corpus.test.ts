@@ -64,3 +64,33 @@ describe.each(cases)('%s', (file, want) => {
     });
   }
 });
+
+it('makes every string well-formed Unicode: half a UTF-16 character becomes U+FFFD, in headers, names and bodies', async () => {
+  const raw = Buffer.from(
+    [
+      'From: =?utf-16be?b?2D0AQQ==?= <a@example.com>',
+      'Subject: =?utf-16be?b?2D0AQQ==?=',
+      'X-Half: =?utf-16le?b?AN4=?=',
+      'Content-Type: multipart/mixed; boundary="b"',
+      '',
+      '--b',
+      'Content-Type: text/plain; charset=utf-16be',
+      'Content-Transfer-Encoding: base64',
+      '',
+      Buffer.from([0xd8, 0x3d, 0x00, 0x41]).toString('base64'),
+      '--b',
+      'Content-Type: application/octet-stream',
+      'Content-Disposition: attachment; filename="=?utf-16be?b?2D0=?=.bin"',
+      '',
+      'DATA',
+      '--b--',
+      '',
+    ].join('\r\n'),
+  );
+  const parsed = await parseMail(raw);
+  expect(parsed.subject).toBe('\ufffdA');
+  expect(parsed.from_name).toBe('\ufffdA');
+  expect(parsed.text.startsWith('\ufffdA')).toBe(true);
+  expect(parsed.attachments[0].filename).toBe('\ufffd.bin');
+  expect(JSON.stringify(parsed)).not.toMatch(/\\ud[89a-f][0-9a-f]{2}/i);
+});
