@@ -232,6 +232,8 @@ export function checkWebhookUrl(raw: string, allowPrivate: boolean): URL {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw badRequest('url must be an absolute http(s) URL');
   if (url.username || url.password) throw badRequest('url must not carry credentials; authenticate deliveries by their signature');
   if (url.hash) throw badRequest('url must not have a fragment');
+  // Again as it is stored and sent: percent-encoding makes each non-ASCII character up to 9 (2,000 × "é" was 12 KB).
+  if (url.href.length > MAX_URL_LENGTH) throw badRequest(`url must be at most ${MAX_URL_LENGTH} characters once encoded (${url.href.length})`);
   if (!allowPrivate) {
     if (url.protocol !== 'https:') throw badRequest('url must use https');
     const host = url.hostname.replace(/^\[|\]$/g, '');

@@ -11,7 +11,7 @@ import { attachmentDownload, MAX_NAME_CHARS } from '../../lambdas/core/downloads
 import { EVENT_PREVIEW, INLINE_DETAIL_BYTES } from '../../lambdas/core/limits';
 import { messageItem } from '../../lambdas/core/message';
 import { DISABLED_VERDICTS, type MessageDetail } from '../../lambdas/core/model';
-import { messageReceivedPayload } from '../../lambdas/core/webhooks';
+import { checkWebhookUrl, messageReceivedPayload } from '../../lambdas/core/webhooks';
 
 const domains = parseDomains('tempmail.local,inbox.test,mailbox.test');
 
@@ -192,5 +192,13 @@ describe('attachment download headers', () => {
       expect(contentDisposition).toMatch(/^attachment; filename="[\x20-\x7e]+"; filename\*=UTF-8''[\w%.!~-]+$/);
       expect(contentDisposition).toContain('%EF%BF%BD');
     }
+  });
+});
+
+describe('webhook URLs', () => {
+  it('are at most 2,048 characters as stored and sent, percent-encoding included', () => {
+    expect(checkWebhookUrl(`https://8.8.8.8/${'a'.repeat(2_000)}`, false).href).toHaveLength(2_016);
+    expect(() => checkWebhookUrl(`https://8.8.8.8/${'é'.repeat(2_000)}`, false)).toThrow(/at most 2048 characters once encoded \(12016\)/);
+    expect(() => checkWebhookUrl(`https://8.8.8.8/${'a'.repeat(2_040)}`, false)).toThrow(ApiError);
   });
 });
