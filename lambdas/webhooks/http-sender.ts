@@ -102,9 +102,10 @@ export class HttpWebhookSender implements WebhookSender {
         let size = 0;
         const done = () => finish({ status: response.statusCode ?? 0, excerpt: responseExcerpt(Buffer.concat(chunks)), durationMs: took() });
         response.on('data', (chunk: Buffer) => {
+          // The part within the limit is kept (a first chunk past it still gives the excerpt).
+          if (size < MAX_READ_BYTES) chunks.push(chunk.subarray(0, MAX_READ_BYTES - size));
           size += chunk.length;
-          if (size <= MAX_READ_BYTES) chunks.push(chunk);
-          else {
+          if (size > MAX_READ_BYTES) {
             done();
             response.destroy();
           }

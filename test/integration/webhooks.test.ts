@@ -231,6 +231,16 @@ describe('retries', () => {
     expect((await hookState(hook.id)).status).toBe('enabled');
   });
 
+  it('keeps the excerpt of an answer whose first chunk is past what is read (16 KB)', async () => {
+    const hook = await deliveryTo('/huge', [600]); // 500 with 100 KB in one write, then 200
+    await receiver.waitFor('/huge', 2);
+    const list = await eventually(async () => {
+      const d = await deliveriesOf(hook.id);
+      return d.length === 2 && d;
+    }, 5_000, 'two delivery records');
+    expect(list[1]).toMatchObject({ attempt: 1, status: 500, outcome: 'retrying', response_excerpt: expect.stringMatching(/^answer 600 answer 600 /) });
+  });
+
   it('410 Gone disables the webhook at once, and GET says why', async () => {
     const hook = await deliveryTo('/gone', [410]);
     await receiver.waitFor('/gone', 1);
