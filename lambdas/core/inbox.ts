@@ -41,3 +41,15 @@ export const isRemovable = (expiresAtEpoch: number, nowMs: number = Date.now()):
 
 /** The UTC day an e-mail counts against (`YYYY-MM-DD`). */
 export const utcDay = (nowMs: number = Date.now()): string => new Date(nowMs).toISOString().slice(0, 10);
+
+/** How far the receiving clock (SES's; locally this process's) may be behind the one that stamped the inbox. */
+export const RECEIPT_CLOCK_SKEW_MS = 5_000;
+
+/**
+ * Whether a mail was received before the inbox now holding its address existed: it was meant for an inbox deleted
+ * since (ingest runs after the 250, sometimes much later: a retry, the dead-letter queue, a restart), whose address
+ * another account has claimed again. Such mail is not delivered to the newcomer. Claims older than `created_at`
+ * cannot tell, and deliver.
+ */
+export const receivedBeforeInbox = (inbox: { created_at?: string }, receivedAtMs: number): boolean =>
+  inbox.created_at !== undefined && Date.parse(inbox.created_at) > receivedAtMs + RECEIPT_CLOCK_SKEW_MS;

@@ -28,7 +28,11 @@ export interface InboxRecord {
 }
 
 /** What routing mail to an inbox needs; the address claim carries it, so a recipient costs one read. */
-export type InboxRoute = Pick<InboxRecord, 'id' | 'email' | 'account_id' | 'plan' | 'expires_at_epoch'>;
+/**
+ * What mail routing reads of the inbox holding an address. `created_at` is absent from claims written before it was
+ * kept: ingest then cannot tell mail received before the inbox from mail received after.
+ */
+export type InboxRoute = Pick<InboxRecord, 'id' | 'email' | 'account_id' | 'plan' | 'expires_at_epoch'> & Partial<Pick<InboxRecord, 'created_at'>>;
 
 export type Verdict = 'PASS' | 'FAIL' | 'GRAY' | 'PROCESSING_FAILED' | 'DISABLED';
 export interface AuthVerdicts {

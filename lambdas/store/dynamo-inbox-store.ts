@@ -79,6 +79,7 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
               account_id: inbox.account_id,
               plan: inbox.plan,
               expires_at_epoch: inbox.expires_at_epoch,
+              created_at: inbox.created_at,
             },
             ConditionExpression: 'attribute_not_exists(pk) OR expires_at_epoch <= :now',
             ExpressionAttributeValues: { ':now': nowEpoch() },
@@ -131,11 +132,12 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
 
   async inboxForAddress(address: string): Promise<InboxRoute | null> {
     const out = await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.address(address), ConsistentRead: true })));
-    const claim = out.Item as { inbox_id: string; account_id?: string; plan?: InboxRoute['plan']; expires_at_epoch: number } | undefined;
+    const claim = out.Item as { inbox_id: string; account_id?: string; plan?: InboxRoute['plan']; expires_at_epoch: number; created_at?: string } | undefined;
     if (!claim) return null;
     // Claims written before they carried the routing fields: read the inbox itself.
     if (!claim.account_id || !claim.plan) return this.getInbox(claim.inbox_id);
-    return { id: claim.inbox_id, email: address, account_id: claim.account_id, plan: claim.plan, expires_at_epoch: claim.expires_at_epoch };
+    const route: InboxRoute = { id: claim.inbox_id, email: address, account_id: claim.account_id, plan: claim.plan, expires_at_epoch: claim.expires_at_epoch };
+    return claim.created_at ? { ...route, created_at: claim.created_at } : route;
   }
 
   async deleteInbox(inbox: InboxRecord): Promise<void> {

@@ -64,7 +64,8 @@ CREATE TABLE IF NOT EXISTS address_claims (
   inbox_id TEXT NOT NULL,
   account_id TEXT NOT NULL,
   plan TEXT NOT NULL,
-  expires_at_epoch INTEGER NOT NULL
+  expires_at_epoch INTEGER NOT NULL,
+  created_at TEXT
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS messages (
   inbox_id TEXT NOT NULL,
@@ -150,6 +151,9 @@ export class Engine {
     // The keys CLI may write while the stack runs: wait for its lock rather than fail.
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
+    // Data folders from before claims kept the inbox's creation time (InboxRoute.created_at): the column is added.
+    const claimColumns = this.db.prepare('SELECT name FROM pragma_table_info(?)').all('address_claims').map((c) => String(c.name));
+    if (!claimColumns.includes('created_at')) this.db.exec('ALTER TABLE address_claims ADD COLUMN created_at TEXT');
   }
 
   sql(text: string): Statement {
@@ -315,8 +319,8 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
         JSON.stringify(inbox),
       );
       engine
-        .sql('INSERT OR REPLACE INTO address_claims (address, inbox_id, account_id, plan, expires_at_epoch) VALUES (?, ?, ?, ?, ?)')
-        .run(inbox.email, inbox.id, inbox.account_id, inbox.plan, inbox.expires_at_epoch);
+        .sql('INSERT OR REPLACE INTO address_claims (address, inbox_id, account_id, plan, expires_at_epoch, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(inbox.email, inbox.id, inbox.account_id, inbox.plan, inbox.expires_at_epoch, inbox.created_at);
       return true;
     }, true);
   }
@@ -341,9 +345,10 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
   }
 
   async inboxForAddress(address: string): Promise<InboxRoute | null> {
-    const row = this.engine.read(() => this.engine.sql('SELECT inbox_id, account_id, plan, expires_at_epoch FROM address_claims WHERE address = ?').get(address));
+    const row = this.engine.read(() => this.engine.sql('SELECT inbox_id, account_id, plan, expires_at_epoch, created_at FROM address_claims WHERE address = ?').get(address));
     if (!row) return null;
-    return { id: String(row.inbox_id), email: address, account_id: String(row.account_id), plan: row.plan as InboxRoute['plan'], expires_at_epoch: Number(row.expires_at_epoch) };
+    const route: InboxRoute = { id: String(row.inbox_id), email: address, account_id: String(row.account_id), plan: row.plan as InboxRoute['plan'], expires_at_epoch: Number(row.expires_at_epoch) };
+    return row.created_at ? { ...route, created_at: String(row.created_at) } : route;
   }
 
   async markInboxDeleting(inbox: InboxRecord, expiredAtEpoch: number): Promise<void> {

@@ -11,7 +11,7 @@ import { inboxAddressFor, isOurDomain } from '../core/address';
 import { isTransient } from '../core/errors';
 import { extractCodes, extractLinks } from '../core/extract';
 import { messageIdFrom } from '../core/ids';
-import { isExpired, utcDay } from '../core/inbox';
+import { isExpired, receivedBeforeInbox, utcDay } from '../core/inbox';
 import { MESSAGE_CAPS } from '../core/limits';
 import { boundedFileName, boundedHeaders, boundedLinks, messageItem, summaryFields } from '../core/message';
 import type { AttachmentRecord, AuthVerdicts, InboxRoute, MessageRecord } from '../core/model';
@@ -187,6 +187,8 @@ export async function deliverMessage(ctx: AppContext, mail: InboundMail): Promis
   const routes = await Promise.all([...routed].map(async ([address, recipient]) => ({ recipient, inbox: await liveInbox(ctx, address) })));
   for (const { recipient, inbox } of routes) {
     if (typeof inbox === 'string') outcomes.push({ recipient, outcome: inbox });
+    // Its address's inbox when the mail was received is gone: never the mail of whoever claimed the address since.
+    else if (receivedBeforeInbox(inbox, mail.receivedAtMs)) outcomes.push({ recipient, outcome: 'unknown-inbox' });
     else targets.push({ recipient, inbox });
   }
   if (targets.length === 0) return outcomes;

@@ -76,6 +76,7 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
           account_id: inbox.account_id,
           plan: inbox.plan,
           expires_at_epoch: inbox.expires_at_epoch,
+          created_at: inbox.created_at,
         });
         expect(await stores.inboxes.getInbox(newInboxId())).toBeNull();
         expect(await stores.inboxes.inboxForAddress(`${unique('none')}@tempmail.local`)).toBeNull();

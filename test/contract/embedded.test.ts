@@ -70,3 +70,26 @@ describe('the search rows', () => {
     }
   });
 });
+
+describe('a data folder from before claims kept the inbox creation time', () => {
+  it('opens, routes its old claims without it, and keeps it for new ones', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-old-claims-'));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const Driver = require('libsql') as new (file: string) => { exec(sql: string): void; close(): void };
+    const old = new Driver(path.join(dataDir, 'tempmail.db'));
+    old.exec(`CREATE TABLE address_claims (address TEXT PRIMARY KEY, inbox_id TEXT NOT NULL, account_id TEXT NOT NULL, plan TEXT NOT NULL, expires_at_epoch INTEGER NOT NULL) WITHOUT ROWID;
+      INSERT INTO address_claims VALUES ('old@tempmail.local', 'inbox_old', 'acct_old', 'dev', ${Math.floor(Date.now() / 1000) + 3600});`);
+    old.close();
+    const ctx = appContext(appConfig({ store: { kind: 'embedded', dataDir, publicUrl: 'http://127.0.0.1:9' } }));
+    try {
+      expect(await ctx.stores.inboxes.inboxForAddress('old@tempmail.local')).toEqual(expect.not.objectContaining({ created_at: expect.anything() }));
+      expect((await ctx.stores.inboxes.inboxForAddress('old@tempmail.local'))!.id).toBe('inbox_old');
+      const inbox = inboxRecord();
+      await ctx.stores.inboxes.createInbox(inbox);
+      expect((await ctx.stores.inboxes.inboxForAddress(inbox.email))!.created_at).toBe(inbox.created_at);
+    } finally {
+      await ctx.stores.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

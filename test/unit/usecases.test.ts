@@ -51,6 +51,21 @@ it('creates, reads and deletes an inbox, hiding it from other accounts', async (
   expect((await createInbox(ctx, stranger, { username: 'alice.unit' })).email).toBe('alice.unit@tempmail.local');
 });
 
+it("never delivers mail received for a deleted inbox to the account that claimed its address since", async () => {
+  const first = await createInbox(ctx, owner, { username: 'claimed.again' });
+  const mail = envelope([first.email]);
+  await acceptInbound(ctx, mail, Buffer.from('Subject: code for the owner\r\n\r\nYour code is 604211.\r\n')); // its 250
+  await deleteInbox(ctx, owner, first.id);
+  clock += 60_000; // ingest runs late: a retry, the dead-letter queue, a restart
+  const second = await createInbox(ctx, stranger, { username: 'claimed.again' });
+  expect(await ingestInbound(ctx, mail)).toEqual([{ recipient: first.email, outcome: 'unknown-inbox' }]);
+  await finishInbound(ctx, mail);
+  expect((await listMessages(ctx, stranger, second.id, {})).total).toBe(0);
+  // Mail received after the new claim is the new inbox's.
+  expect(await receive([second.email], 'Subject: for the newcomer\r\n\r\nhello\r\n')).toEqual([expect.objectContaining({ outcome: 'stored' })]);
+  await deleteInbox(ctx, stranger, second.id);
+});
+
 it('receives a mail through the inbound queue: stored once per inbox, codes found, the queue emptied', async () => {
   const inbox = await createInbox(ctx, owner, {});
   const other = await createInbox(ctx, owner, { domain: 'inbox.test' });
