@@ -3,7 +3,9 @@
  * SQS do on AWS, on the same use cases (lambdas/usecases/webhooks.ts).
  * - ingest and the sweep report stored messages and expired inboxes to it (ctx.events); each becomes a job per
  *   webhook, written to the store's job table before ingest moves on (so before the inbound mail is released);
- * - it runs due jobs, at most `concurrency` at once, woken at once when one is queued, else by a short poll;
+ * - it runs due jobs, at most `concurrency` at once and at most a quarter of them for one account (a receiver that
+ *   never answers holds its slots for the whole timeout: one account's must not hold everyone's), woken at once
+ *   when one is queued, else by a short poll;
  *   retries wait in the job table with their due time, so a restart (or a crash) resumes them: after a start,
  *   every job still there is due or becomes due.
  */
@@ -20,11 +22,15 @@ export interface DispatcherOptions {
 
 /** The longest the dispatcher sleeps when nothing wakes it: a retry is sent at most this late. */
 const MAX_POLL_MS = 250;
+/** Due jobs read per look at the queue, per slot: enough to find other accounts' jobs behind one account's backlog. */
+const LOOK_AHEAD_PER_SLOT = 10;
 /** A job whose attempt failed on our side (the store, the secret) waits this long before it is tried again. */
 const FAULT_HOLD_MS = 5_000;
 
 export class LocalWebhookDispatcher {
   private readonly running = new Map<string, Promise<void>>();
+  /** account id → attempts it has running. */
+  private readonly perAccount = new Map<string, number>();
   private readonly held = new Map<string, number>();
   private pumping = false;
   private again = false;
@@ -73,8 +79,15 @@ export class LocalWebhookDispatcher {
     if (free <= 0) return;
     const now = Date.now();
     for (const [id, until] of this.held) if (until <= now) this.held.delete(id);
-    const due = await this.ctx.stores.webhooks.dueJobs(now, free + this.running.size + this.held.size);
-    for (const job of due.filter((j) => !this.running.has(j.event_id) && !this.held.has(j.event_id)).slice(0, free)) this.run(job);
+    const due = await this.ctx.stores.webhooks.dueJobs(now, this.options.concurrency * LOOK_AHEAD_PER_SLOT + this.held.size);
+    const share = Math.max(1, Math.floor(this.options.concurrency / 4));
+    let started = 0;
+    for (const job of due) {
+      if (started === free) break;
+      if (this.running.has(job.event_id) || this.held.has(job.event_id) || (this.perAccount.get(job.account_id) ?? 0) >= share) continue;
+      this.run(job);
+      started++;
+    }
   }
 
   private schedule(): void {
@@ -97,9 +110,13 @@ export class LocalWebhookDispatcher {
       })
       .finally(() => {
         this.running.delete(job.event_id);
+        const left = (this.perAccount.get(job.account_id) ?? 1) - 1;
+        if (left > 0) this.perAccount.set(job.account_id, left);
+        else this.perAccount.delete(job.account_id);
         this.kick();
       });
     this.running.set(job.event_id, attempt);
+    this.perAccount.set(job.account_id, (this.perAccount.get(job.account_id) ?? 0) + 1);
   }
 
   /** Stops taking jobs and lets the attempts under way finish (each is bounded by the delivery timeout). */
