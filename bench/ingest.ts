@@ -4,10 +4,10 @@
  * the message showing in GET .../messages; RSS after. Beside it, the ceiling: a bare smtp-server that discards.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import { promisify } from 'node:util';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
+import { rssMb } from '../test/support/poison';
 import { startStack, type StackHandle } from '../test/support/stack';
 import { cpuMs, jsonGetter, percentile } from './load';
 
@@ -109,7 +109,7 @@ async function run(stack: StackHandle, label: string, count: number, large: bool
     .filter(([subject]) => seenAt.has(subject))
     .map(([subject, t]) => Math.max(0, seenAt.get(subject)! - t))
     .sort((a, b) => a - b);
-  const rss = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${stack.pid()}/status`, 'utf8'))![1]) / 1024;
+  const rss = rssMb(stack.pid());
   api.close();
   const bare = await ceiling(mails, sessions);
   console.log(

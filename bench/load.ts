@@ -1,6 +1,6 @@
 /** A small closed-loop HTTP load generator: N concurrent clients for a duration; rps and latency percentiles. */
 import http from 'node:http';
-import fs from 'node:fs';
+import { cpuSeconds } from '../test/support/poison';
 
 export interface LoadResult {
   requests: number;
@@ -53,12 +53,8 @@ export async function load(url: string, headers: Record<string, string>, concurr
 export const fmt = (r: LoadResult) =>
   `${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   (${r.requests} requests, ${r.errors} errors)`;
 
-/** CPU milliseconds a process has used so far, all its threads (user + system), from /proc; 0 without a pid. */
-export function cpuMs(pid: number | undefined): number {
-  if (!pid) return 0;
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100); // utime + stime, in ticks of 1/100 s
-}
+/** CPU milliseconds a process has used so far, all its threads (user + system); 0 without a pid. */
+export const cpuMs = (pid: number | undefined): number => (pid ? cpuSeconds(pid) * 1000 : 0);
 
 /**
  * GET → parsed JSON over one keep-alive connection pool with node:http: the benchmarks' probes, which must cost the

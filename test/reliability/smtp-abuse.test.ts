@@ -2,14 +2,14 @@
  * SMTP abuse: 200 concurrent connections, idle and slow clients, pipelining, 1,000 RCPTs in one transaction,
  * invalid addresses and 8-bit headers. The server stays up and its memory stays bounded.
  */
-import fs from 'node:fs';
 import net from 'node:net';
 import { http } from '../support/http';
 import { eventually, sendMail, sendRaw, smtpSession } from '../support/mail';
+import { rssMb } from '../support/poison';
 import { startStack, type StackHandle } from '../support/stack';
 
 let stack: StackHandle;
-const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${stack.pid()}/status`, 'utf8'))![1]) / 1024;
+const stackRssMb = () => rssMb(stack.pid());
 
 beforeAll(async () => {
   stack = await startStack({ env: { TEMPMAIL_SMTP_SOCKET_TIMEOUT_MS: '1500' } });
@@ -21,7 +21,7 @@ async function inbox() {
 }
 
 it('serves 200 concurrent connections, each delivering a mail', async () => {
-  const before = rssMb();
+  const before = stackRssMb();
   const target = await inbox();
   const results = await Promise.all(
     Array.from({ length: 200 }, async (_, i) => {
@@ -38,7 +38,7 @@ it('serves 200 concurrent connections, each delivering a mail', async () => {
   );
   expect(results.filter((r) => r.startsWith('250')).length).toBe(200);
   await eventually(async () => (await http(stack.apiUrl, stack.keys.enterprise)('GET', `/v1/inboxes/${target.id}`)).body.message_count === 200, 30_000, '200 messages');
-  const after = rssMb();
+  const after = stackRssMb();
   console.log(`smtp abuse: RSS ${before.toFixed(0)} MB before 200 connections, ${after.toFixed(0)} MB after`);
   expect(after - before).toBeLessThan(300);
 }, 60_000);

@@ -1,6 +1,7 @@
 /**
  * Hostile mail, generated: each once made the stack fail to store a mail it had accepted (issue 11). Built as raw
- * MIME so that the server receives exactly these bytes; and the raw SMTP client and process readings to send it with.
+ * MIME so that the server receives exactly these bytes; and the readings of a process (memory, CPU) that the tests
+ * and benchmarks take while it works (from /proc).
  */
 import fs from 'node:fs';
 
@@ -56,7 +57,7 @@ export const poison = {
 /** The process's resident memory, in MB. */
 export const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
-/** CPU seconds (user + system) the process has used. */
+/** CPU seconds the process has used so far, all its threads (user + system). */
 export function cpuSeconds(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (fields 14, 15) in clock ticks
