@@ -29,10 +29,9 @@ export async function withLocalKeys<T>(dataDir: string, makeFolder: boolean, wor
   const found = dataFolderKind(dataDir);
   if (!found && !makeFolder) throw new Error(`${dataDir} holds no TempMail data; is TEMPMAIL_DATA_DIR right? (keys create makes the folder)`);
   const kind = found ?? 'embedded';
-  const stack = runningStackOf(dataDir) as { dynamodb?: string; dynamoEndpoint?: string } | null;
-  const running = stack !== null;
-  const endpoint = stack ? (stack.dynamodb ?? stack.dynamoEndpoint) : undefined;
-  const target: LocalTarget = { dataDir, kind, existed: found !== null, running };
+  const stack = runningStackOf(dataDir);
+  const endpoint = stack?.dynamodb ?? stack?.dynamoEndpoint;
+  const target: LocalTarget = { dataDir, kind, existed: found !== null, running: stack !== null };
   if (kind === 'embedded') {
     if (!found) fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }), fs.writeFileSync(path.join(dataDir, 'store-kind'), 'embedded\n');
     const ctx = appContext(appConfig({ store: { kind: 'embedded', dataDir, publicUrl: 'http://127.0.0.1' } }));

@@ -10,7 +10,6 @@ import {
 import { ACCOUNT_INDEX, TTL_ATTRIBUTE } from '../lambdas/store/table-layout';
 import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 
-
 const accountIndex: GlobalSecondaryIndex = {
   IndexName: ACCOUNT_INDEX.name,
   KeySchema: [

@@ -32,6 +32,20 @@ export interface LocalStack {
 }
 
 export const stateFile = (dataDir: string) => path.join(dataDir, 'stack.json');
+
+/**
+ * What a running stack writes to its state file once up (the keys CLI and a second start read it). `dynamoEndpoint`:
+ * the name the dynamodb form's endpoint had in files of older versions.
+ */
+export interface StackState {
+  pid: number;
+  store: StoreKind;
+  apiUrl: string;
+  smtpPort: number;
+  dynamodb?: string;
+  s3?: string;
+  dynamoEndpoint?: string;
+}
 const kindFile = (dataDir: string) => path.join(dataDir, 'store-kind');
 
 /**
@@ -59,10 +73,10 @@ export function claimDataFolder(dataDir: string, kind: StoreKind): void {
 }
 
 /** The stack serving a data folder now, from the state file it writes once up (a stack killed left one behind: its process is gone). */
-export function runningStackOf(dataDir: string): { pid: number; apiUrl?: string } | null {
-  let state: { pid: number; apiUrl?: string };
+export function runningStackOf(dataDir: string): StackState | null {
+  let state: StackState;
   try {
-    state = JSON.parse(fs.readFileSync(stateFile(dataDir), 'utf8')) as typeof state;
+    state = JSON.parse(fs.readFileSync(stateFile(dataDir), 'utf8')) as StackState;
   } catch {
     return null;
   }
@@ -159,7 +173,7 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
 
     stops.push(startSweeper(ctx, config.sweepIntervalMs, (e) => log(`[sweep] ${(e as Error).message}`)));
 
-    const state = { pid: process.pid, store: config.store, apiUrl, smtpPort, ...endpoints };
+    const state: StackState = { pid: process.pid, store: config.store, apiUrl, smtpPort, ...endpoints };
     fs.writeFileSync(stateFile(config.dataDir), JSON.stringify(state, null, 2));
     stops.push(() => fs.rmSync(stateFile(config.dataDir), { force: true }));
 

@@ -97,7 +97,7 @@ interface RequestOptions {
  * An id as one path segment. `.`, `..` and nothing are refused before any request: a URL resolves them into another
  * path (`DELETE …/messages/..` is the inbox itself, `/v1/webhooks/.` the list).
  */
-function enc(id: string): string {
+function segment(id: string): string {
   if (id === '' || id === '.' || id === '..') throw new TypeError(`not an id: ${JSON.stringify(id)}`);
   return encodeURIComponent(id);
 }
@@ -131,27 +131,27 @@ export class TempMailClient {
   }
 
   async getInbox(inboxId: string): Promise<Inbox> {
-    return this.json('GET', `/v1/inboxes/${enc(inboxId)}`);
+    return this.json('GET', `/v1/inboxes/${segment(inboxId)}`);
   }
 
   async deleteInbox(inboxId: string): Promise<Deleted> {
-    return this.json('DELETE', `/v1/inboxes/${enc(inboxId)}`);
+    return this.json('DELETE', `/v1/inboxes/${segment(inboxId)}`);
   }
 
   /** Summaries, newest first; pass `next_cursor` back as `cursor` for the next page. */
   /** `q`, `from`, `subject`: case-insensitive substring filters; a filtered page may be short while next_cursor is set. */
   async listMessages(inboxId: string, query: { limit?: number; cursor?: string; q?: string; from?: string; subject?: string } = {}): Promise<MessageList> {
-    return this.json('GET', `/v1/inboxes/${enc(inboxId)}/messages`, { query });
+    return this.json('GET', `/v1/inboxes/${segment(inboxId)}/messages`, { query });
   }
 
   async getMessage(inboxId: string, messageId: string): Promise<Message> {
-    return this.json('GET', `/v1/inboxes/${enc(inboxId)}/messages/${enc(messageId)}`);
+    return this.json('GET', `/v1/inboxes/${segment(inboxId)}/messages/${segment(messageId)}`);
   }
 
   /** The message as received over SMTP (message/rfc822). */
   /** The API answers with a redirect to a download link (a pre-signed URL); it is followed here without the API key. */
   async getRawMessage(inboxId: string, messageId: string): Promise<Uint8Array> {
-    const path = `/v1/inboxes/${enc(inboxId)}/messages/${enc(messageId)}/raw`;
+    const path = `/v1/inboxes/${segment(inboxId)}/messages/${segment(messageId)}/raw`;
     const res = await this.request('GET', path, { redirect: 'manual' });
     // A browser hides a manual redirect's Location (an opaque redirect): there it follows the link itself; the link
     // to another origin (S3's pre-signed URL, deployed) is readable because the bucket allows GET from any origin.
@@ -169,7 +169,7 @@ export class TempMailClient {
   }
 
   async deleteMessage(inboxId: string, messageId: string): Promise<Deleted> {
-    return this.json('DELETE', `/v1/inboxes/${enc(inboxId)}/messages/${enc(messageId)}`);
+    return this.json('DELETE', `/v1/inboxes/${segment(inboxId)}/messages/${segment(messageId)}`);
   }
 
   /**
@@ -185,7 +185,7 @@ export class TempMailClient {
       const left = Math.ceil((deadline - Date.now()) / 1000);
       if (left < 1) return { message: null, timed_out: true };
       const hold = Math.min(MAX_WAIT_SECONDS_PER_REQUEST, left);
-      const result = await this.json<WaitResult>('GET', `/v1/inboxes/${enc(inboxId)}/messages/wait`, {
+      const result = await this.json<WaitResult>('GET', `/v1/inboxes/${segment(inboxId)}/messages/wait`, {
         query: { timeout: hold, ...filters },
         extraTimeoutMs: hold * 1000,
       });
@@ -207,21 +207,21 @@ export class TempMailClient {
   }
 
   async getWebhook(webhookId: string): Promise<Webhook> {
-    return this.json('GET', `/v1/webhooks/${enc(webhookId)}`);
+    return this.json('GET', `/v1/webhooks/${segment(webhookId)}`);
   }
 
   async deleteWebhook(webhookId: string): Promise<Deleted> {
-    return this.json('DELETE', `/v1/webhooks/${enc(webhookId)}`);
+    return this.json('DELETE', `/v1/webhooks/${segment(webhookId)}`);
   }
 
   /** Queues a `webhook.test` event to the endpoint now. */
   async testWebhook(webhookId: string): Promise<WebhookTestQueued> {
-    return this.json('POST', `/v1/webhooks/${enc(webhookId)}/test`);
+    return this.json('POST', `/v1/webhooks/${segment(webhookId)}/test`);
   }
 
   /** Recent delivery attempts, newest first. */
   async listWebhookDeliveries(webhookId: string): Promise<WebhookDeliveries> {
-    return this.json('GET', `/v1/webhooks/${enc(webhookId)}/deliveries`);
+    return this.json('GET', `/v1/webhooks/${segment(webhookId)}/deliveries`);
   }
 
   /** The API's OpenAPI 3.1 document. */

@@ -27,10 +27,9 @@ export interface InboxRecord {
   deleting?: true;
 }
 
-/** What routing mail to an inbox needs; the address claim carries it, so a recipient costs one read. */
 /**
- * What mail routing reads of the inbox holding an address. `created_at` is absent from claims written before it was
- * kept: ingest then cannot tell mail received before the inbox from mail received after.
+ * What routing mail to an inbox needs; the address claim carries it, so a recipient costs one read. `created_at` is
+ * absent from claims written before it was kept: ingest then cannot tell mail received before the inbox from after.
  */
 export type InboxRoute = Pick<InboxRecord, 'id' | 'email' | 'account_id' | 'plan' | 'expires_at_epoch'> & Partial<Pick<InboxRecord, 'created_at'>>;
 

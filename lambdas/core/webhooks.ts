@@ -251,7 +251,6 @@ export function checkWebhookUrl(raw: string, allowPrivate: boolean): URL {
 export const covers = (hook: WebhookRecord, type: WebhookEventType, inboxId: string): boolean =>
   hook.status === 'enabled' && hook.events.includes(type) && (hook.inbox_id === null || hook.inbox_id === inboxId);
 
-
 const envelope = (type: DeliveredEventType, nowMs: number, data: unknown): string =>
   JSON.stringify({ type, timestamp: new Date(nowMs).toISOString(), data });
 

@@ -254,10 +254,6 @@ function fromMailparser(mail: MailparserResult, facts: ReturnType<typeof headerF
 }
 
 /**
- * The last resort, and the degraded form ingest stores when the full form cannot be stored: the headers as
- * above and the body as text (decoded as UTF-8, else the declared charset, else windows-1252). Linear, never throws.
- */
-/**
  * Every string of a parse as well-formed Unicode: a half of a UTF-16 surrogate pair (a header or file name encoded
  * in UTF-16 and cut, a body in a broken UTF-16) becomes U+FFFD. Left in, it reached the API's JSON as an escape that
  * strict JSON decoders refuse, and a download's Content-Disposition threw.
@@ -282,6 +278,10 @@ function wellFormedMail(mail: ParsedMail): ParsedMail {
   };
 }
 
+/**
+ * The last resort, and the degraded form ingest stores when the full form cannot be stored: the headers as
+ * above and the body as text (decoded as UTF-8, else the declared charset, else windows-1252). Linear, never throws.
+ */
 export function minimalParse(raw: Buffer, options: ParseOptions, error: string): ParsedMail {
   return wellFormedMail(minimalForm(raw, options, error));
 }
