@@ -3,7 +3,7 @@ import { decodeCursor, encodeCursor } from '../core/cursor';
 import { attachmentDownload, rawDownload } from '../core/downloads';
 import { blobKeys } from '../core/ports';
 import { forbidden, notFound } from '../core/errors';
-import { INBOX_ID, MESSAGE_ID } from '../core/ids';
+import { MESSAGE_ID } from '../core/ids';
 import { DEFAULT_PAGE_SIZE, DEFAULT_WAIT_SECONDS } from '../core/limits';
 import { messageDetail } from '../core/message';
 import type { Caller, MessageDetail, MessageRecord } from '../core/model';
@@ -23,9 +23,11 @@ export interface ListMessagesQuery {
 export async function listMessages(ctx: AppContext, caller: Caller, inboxId: string, query: ListMessagesQuery) {
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   const filter = messageFilter(query);
-  // The page is read before the inbox: a message and the count it adds commit together, and a page read first can
-  // only hold messages the later count includes. The page is discarded unless the caller owns a live inbox.
-  const page = INBOX_ID.test(inboxId) ? await ctx.stores.inboxes.listMessages(inboxId, query.limit ?? DEFAULT_PAGE_SIZE, after, filter) : { items: [] };
+  // Ownership first: no message of another account's inbox is read, so neither the answer nor its timing says
+  // anything about what a search would have found. The count is read again after the page: a message and the count
+  // it adds commit together, so a page read before the count can only hold messages the count includes.
+  await ownedInbox(ctx, caller, inboxId);
+  const page = await ctx.stores.inboxes.listMessages(inboxId, query.limit ?? DEFAULT_PAGE_SIZE, after, filter);
   const inbox = await ownedInbox(ctx, caller, inboxId);
   return {
     messages: page.items.map(summaryView),

@@ -66,6 +66,23 @@ it("never delivers mail received for a deleted inbox to the account that claimed
   await deleteInbox(ctx, stranger, second.id);
 });
 
+it("reads nothing of another account's inbox before checking that the caller owns it (no search, no timing)", async () => {
+  const inbox = await createInbox(ctx, owner, {});
+  await receive([inbox.email], 'Subject: a secret\r\n\r\nThe code is 604211.\r\n');
+  const reads = [jest.spyOn(ctx.stores.inboxes, 'listMessages'), jest.spyOn(ctx.stores.inboxes, 'messagesSince'), jest.spyOn(ctx.stores.inboxes, 'getMessage')];
+  try {
+    await expect(listMessages(ctx, stranger, inbox.id, { q: 'a'.repeat(199) + 'b' })).rejects.toMatchObject({ status: 404 });
+    await expect(listMessages(ctx, stranger, inbox.id, { subject: 'secret' })).rejects.toMatchObject({ status: 404 });
+    for (const read of reads) expect(read).not.toHaveBeenCalled();
+    // The owner's search runs and finds it.
+    expect((await listMessages(ctx, owner, inbox.id, { subject: 'secret' })).messages).toHaveLength(1);
+    expect(reads[0]).toHaveBeenCalledTimes(1);
+  } finally {
+    for (const read of reads) read.mockRestore();
+  }
+  await deleteInbox(ctx, owner, inbox.id);
+});
+
 it('receives a mail through the inbound queue: stored once per inbox, codes found, the queue emptied', async () => {
   const inbox = await createInbox(ctx, owner, {});
   const other = await createInbox(ctx, owner, { domain: 'inbox.test' });
