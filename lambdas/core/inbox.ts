@@ -19,7 +19,7 @@ export function resolveTtl(ttl: number | undefined, plan: Plan): number {
 export interface Lifetime {
   created_at: string;
   expires_at: string;
-  /** Seconds since the epoch: DynamoDB's TTL attribute and the claim's freedom test. */
+  /** Seconds since the epoch: the expiry as stores compare it (the claim's freedom test, ingest's condition). */
   expires_at_epoch: number;
 }
 
@@ -36,8 +36,13 @@ export function lifetime(nowMs: number, ttlSeconds: number): Lifetime {
 
 export const isExpired = (expiresAtEpoch: number, nowMs: number = Date.now()): boolean => nowMs >= expiresAtEpoch * 1000;
 
-export const isRemovable = (expiresAtEpoch: number, nowMs: number = Date.now()): boolean =>
-  nowMs >= (expiresAtEpoch + REMOVAL_GRACE_SECONDS) * 1000;
+/**
+ * When an inbox's data may be removed (epoch seconds): the removal grace after its expiry. DynamoDB's TTL attribute
+ * holds it on AWS, so TTL (which never deletes before its time) keeps the grace; the local sweep uses it too.
+ */
+export const removalEpoch = (expiresAtEpoch: number): number => expiresAtEpoch + REMOVAL_GRACE_SECONDS;
+
+export const isRemovable = (expiresAtEpoch: number, nowMs: number = Date.now()): boolean => nowMs >= removalEpoch(expiresAtEpoch) * 1000;
 
 /** The UTC day an e-mail counts against (`YYYY-MM-DD`). */
 export const utcDay = (nowMs: number = Date.now()): string => new Date(nowMs).toISOString().slice(0, 10);

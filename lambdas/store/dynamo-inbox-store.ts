@@ -10,13 +10,14 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import type { InboxPosition } from '../core/cursor';
+import { removalEpoch } from '../core/inbox';
 import { MAX_FILTER_SCAN_ITEMS } from '../core/limits';
 import type { ApiKeyRecord, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
 import type { InboxStore, KeyStore, Page } from '../core/ports';
 import { matches, searchFields, type MessageFilter } from '../core/search';
 import { cancellationCodes, isConditionFailure, strip, transactWrite } from './dynamo-items';
 import { guard } from './guard';
-import { ACCOUNT_INDEX, TTL_ATTRIBUTE } from './table-layout';
+import { ACCOUNT_INDEX, EXPIRY_ATTRIBUTE, TTL_ATTRIBUTE } from './table-layout';
 
 export const keys = {
   inbox: (id: string) => ({ pk: `INBOX#${id}`, sk: 'INBOX' }),
@@ -43,6 +44,23 @@ const searchProjection = projection([...SUMMARY_FIELDS, 'text']);
 
 const nowEpoch = (nowMs = Date.now()) => Math.floor(nowMs / 1000);
 
+/** An inbox's lifetime as its item and its claim carry it: the expiry, and the TTL attribute at its removal time. */
+const lifetimeNames = { '#expiry': EXPIRY_ATTRIBUTE, '#ttl': TTL_ATTRIBUTE };
+const lifetimeAttributes = (expiresAtEpoch: number) => ({ [EXPIRY_ATTRIBUTE]: expiresAtEpoch, [TTL_ATTRIBUTE]: removalEpoch(expiresAtEpoch) });
+
+/** The expiry an inbox item or claim holds: items written before EXPIRY_ATTRIBUTE hold it in the TTL attribute. */
+const expiryOf = (item: Record<string, unknown>): number => (item[EXPIRY_ATTRIBUTE] ?? item[TTL_ATTRIBUTE]) as number;
+
+/** Conditions on that expiry (`value` names an expression value), for items of both kinds. */
+const expiryIs = (op: '>' | '<=', value: string) =>
+  `(${EXPIRY_ATTRIBUTE} ${op} ${value} OR (attribute_not_exists(${EXPIRY_ATTRIBUTE}) AND ${TTL_ATTRIBUTE} ${op} ${value}))`;
+
+/** The inbox an item (or a stream image of one) holds, without the table's attributes; null for no item. */
+export function inboxFromItem(item: Record<string, unknown> | undefined): InboxRecord | null {
+  if (!item) return null;
+  return { ...strip<InboxRecord>(item, EXPIRY_ATTRIBUTE)!, expires_at_epoch: expiryOf(item) };
+}
+
 /** Query calls one page of messages may make (each reads at most 1 MB): a page costs at most ~4 MB of reads. */
 export const READ_ROUNDS = 4;
 /**
@@ -68,7 +86,7 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
   async createInbox(inbox: InboxRecord): Promise<boolean> {
     try {
       await transactWrite(this.db, this.table, [
-        { Put: { Item: { ...keys.inbox(inbox.id), ...inbox }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        { Put: { Item: { ...keys.inbox(inbox.id), ...inbox, ...lifetimeAttributes(inbox.expires_at_epoch) }, ConditionExpression: 'attribute_not_exists(pk)' } },
         {
           // The claim is free when absent or when the inbox holding it has expired.
           Put: {
@@ -78,10 +96,10 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
               inbox_id: inbox.id,
               account_id: inbox.account_id,
               plan: inbox.plan,
-              expires_at_epoch: inbox.expires_at_epoch,
+              ...lifetimeAttributes(inbox.expires_at_epoch),
               created_at: inbox.created_at,
             },
-            ConditionExpression: 'attribute_not_exists(pk) OR expires_at_epoch <= :now',
+            ConditionExpression: `attribute_not_exists(pk) OR ${expiryIs('<=', ':now')}`,
             ExpressionAttributeValues: { ':now': nowEpoch() },
           },
         },
@@ -96,7 +114,7 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
 
   async getInbox(id: string): Promise<InboxRecord | null> {
     const out = await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.inbox(id), ConsistentRead: true })));
-    return strip<InboxRecord>(out.Item);
+    return inboxFromItem(out.Item);
   }
 
   async listInboxes(accountId: string, limit: number, after?: InboxPosition): Promise<{ items: InboxRecord[]; last?: InboxPosition }> {
@@ -121,7 +139,7 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
           }),
         ),
       );
-      for (const item of page.Items ?? []) items.push(strip<InboxRecord>(item)!);
+      for (const item of page.Items ?? []) items.push(inboxFromItem(item)!);
       start = page.LastEvaluatedKey;
     } while (start && items.length <= limit);
     const more = items.length > limit;
@@ -132,11 +150,11 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
 
   async inboxForAddress(address: string): Promise<InboxRoute | null> {
     const out = await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.address(address), ConsistentRead: true })));
-    const claim = out.Item as { inbox_id: string; account_id?: string; plan?: InboxRoute['plan']; expires_at_epoch: number; created_at?: string } | undefined;
+    const claim = out.Item as { inbox_id: string; account_id?: string; plan?: InboxRoute['plan']; created_at?: string } | undefined;
     if (!claim) return null;
     // Claims written before they carried the routing fields: read the inbox itself.
     if (!claim.account_id || !claim.plan) return this.getInbox(claim.inbox_id);
-    const route: InboxRoute = { id: claim.inbox_id, email: address, account_id: claim.account_id, plan: claim.plan, expires_at_epoch: claim.expires_at_epoch };
+    const route: InboxRoute = { id: claim.inbox_id, email: address, account_id: claim.account_id, plan: claim.plan, expires_at_epoch: expiryOf(out.Item!) };
     return claim.created_at ? { ...route, created_at: claim.created_at } : route;
   }
 
@@ -182,9 +200,10 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
         new UpdateCommand({
           TableName: this.table,
           Key: keys.inbox(inbox.id),
-          UpdateExpression: 'SET deleting = :yes, expires_at_epoch = :e',
+          UpdateExpression: 'SET deleting = :yes, #expiry = :e, #ttl = :purge',
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':yes': true, ':e': expiredAtEpoch },
+          ExpressionAttributeNames: lifetimeNames,
+          ExpressionAttributeValues: { ':yes': true, ':e': expiredAtEpoch, ':purge': removalEpoch(expiredAtEpoch) },
         }),
       ),
     ).catch((error) => {
@@ -195,9 +214,10 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
         new UpdateCommand({
           TableName: this.table,
           Key: keys.address(inbox.email),
-          UpdateExpression: 'SET expires_at_epoch = :e',
+          UpdateExpression: 'SET #expiry = :e, #ttl = :purge',
           ConditionExpression: 'inbox_id = :id',
-          ExpressionAttributeValues: { ':e': expiredAtEpoch, ':id': inbox.id },
+          ExpressionAttributeNames: lifetimeNames,
+          ExpressionAttributeValues: { ':e': expiredAtEpoch, ':purge': removalEpoch(expiredAtEpoch), ':id': inbox.id },
         }),
       ),
     ).catch((error) => {
@@ -329,20 +349,22 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
     for (let attempt = 1; ; attempt++) {
       try {
         await transactWrite(this.db, this.table, [
-          { Put: { Item: { ...keys.message(inbox.id, message.id), ...message, expires_at_epoch: inbox.expires_at_epoch }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          // A message goes with its inbox: the inbox's removal time is its TTL.
+          { Put: { Item: { ...keys.message(inbox.id, message.id), ...message, [TTL_ATTRIBUTE]: removalEpoch(inbox.expires_at_epoch) }, ConditionExpression: 'attribute_not_exists(pk)' } },
           {
             Update: {
               Key: keys.inbox(inbox.id),
               UpdateExpression: 'ADD message_count :one',
-              ConditionExpression: 'attribute_exists(pk) AND expires_at_epoch > :now',
+              ConditionExpression: `attribute_exists(pk) AND ${expiryIs('>', ':now')}`,
               ExpressionAttributeValues: { ':one': 1, ':now': nowEpoch() },
             },
           },
           {
             Update: {
               Key: keys.usage(inbox.account_id, day),
-              UpdateExpression: 'ADD emails :one SET expires_at_epoch = :purge',
+              UpdateExpression: 'ADD emails :one SET #ttl = :purge',
               ConditionExpression: 'attribute_not_exists(emails) OR emails < :limit',
+              ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
               ExpressionAttributeValues: { ':one': 1, ':limit': dailyLimit, ':purge': dayEnd },
             },
           },
@@ -381,18 +403,18 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
   }
 
   async inboxesExpiredBy(epoch: number): Promise<InboxRecord[]> {
-    return this.scanAll<InboxRecord>('sk = :inbox AND expires_at_epoch <= :epoch', { ':inbox': 'INBOX', ':epoch': epoch });
+    return (await this.scanAll(`sk = :inbox AND ${expiryIs('<=', ':epoch')}`, { ':inbox': 'INBOX', ':epoch': epoch })).map((item) => inboxFromItem(item)!);
   }
 
   /** Every item of the table that passes `filter`, page after page (the sweep and the key list: rare, small). */
-  private async scanAll<T>(filter: string, values: Record<string, unknown>): Promise<T[]> {
-    const found: T[] = [];
+  private async scanAll(filter: string, values: Record<string, unknown>): Promise<Record<string, unknown>[]> {
+    const found: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
     do {
       const page = await this.call(() =>
         this.db.send(new ScanCommand({ TableName: this.table, FilterExpression: filter, ExpressionAttributeValues: values, ExclusiveStartKey: start })),
       );
-      for (const item of page.Items ?? []) found.push(strip<T>(item)!);
+      found.push(...(page.Items ?? []));
       start = page.LastEvaluatedKey;
     } while (start);
     return found;
@@ -412,7 +434,7 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
   }
 
   async listKeys(): Promise<ApiKeyRecord[]> {
-    return (await this.scanAll<ApiKeyRecord>('sk = :key', { ':key': 'KEY' })).sort((a, b) => a.created_at.localeCompare(b.created_at));
+    return (await this.scanAll('sk = :key', { ':key': 'KEY' })).map((item) => strip<ApiKeyRecord>(item)!).sort((a, b) => a.created_at.localeCompare(b.created_at));
   }
 
   async revokeKey(keyHash: string, atIso: string): Promise<ApiKeyRecord | null> {

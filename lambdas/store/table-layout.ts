@@ -1,14 +1,23 @@
 /**
  * The table's layout, stated once for the CDK table (lib/storage.ts), the local table (local/bootstrap.ts) and the
  * adapters: its TTL attribute and its secondary index. No SDK import: the CDK app loads this file.
- *
- * The TTL attribute is the inbox record's own expiry (`expires_at_epoch`): an inbox item, its address claim and its
- * messages carry the inbox's, so DynamoDB removes them together; usage items and webhook delivery records carry their
- * own purge time in it.
  */
-import type { InboxRecord } from '../core/model';
 
-export const TTL_ATTRIBUTE = 'expires_at_epoch' satisfies keyof InboxRecord;
+/**
+ * DynamoDB's TTL attribute: when the item may be removed (epoch seconds; TTL never deletes an item before it, and
+ * usually within hours after). An inbox item, its address claim and its messages carry the inbox's removal time, its
+ * expiry plus the removal grace (core/inbox.ts `removalEpoch`), so that an expired inbox answers "inbox expired" for
+ * the whole grace and DynamoDB then removes all of them; usage items and webhook delivery records carry their own
+ * purge time in it.
+ *
+ * Its name is older than this meaning: it used to hold the expiry itself. DynamoDB cannot move a live table's TTL to
+ * another attribute in one update (disable, wait up to an hour, enable), so deployed tables keep the name, and the
+ * expiry moved to EXPIRY_ATTRIBUTE. Items written before carry their expiry in this attribute and no
+ * EXPIRY_ATTRIBUTE: the adapter reads that as their expiry, and TTL removes them at it, as it did.
+ */
+export const TTL_ATTRIBUTE = 'expires_at_epoch';
+/** An inbox's expiry (epoch seconds) on its item and its address claim: what expiry tests compare. */
+export const EXPIRY_ATTRIBUTE = 'expiry_epoch';
 
 /**
  *

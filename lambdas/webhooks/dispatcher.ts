@@ -4,16 +4,17 @@
  * stream and not a call from ingest: the stream record exists exactly when the message item was written, so an
  * event is never lost between the write and a send, and ingest stays as fast as before.
  * `inbox.expired` comes from DynamoDB's TTL deletion of the inbox item (free, exact, no scan or index), which
- * happens after expiry with a delay DynamoDB does not bound (usually minutes to hours, within a few days); locally
- * the sweep reports it an hour after expiry. A scheduled scan would be timelier but costs a read of every inbox.
+ * happens after its removal time (expiry plus the grace: lambdas/store/table-layout.ts) with a delay DynamoDB does
+ * not bound (usually minutes to hours, within a few days); locally the sweep reports it an hour after expiry. A scheduled scan would be timelier but costs a read of every inbox.
  * Records that fail are reported back (partial batch response), so only they are retried.
  */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import type { InboxRecord, MessageRecord } from '../core/model';
+import type { MessageRecord } from '../core/model';
 import { logger } from '../http/logger';
-import { keys } from '../store/dynamo-inbox-store';
+import { inboxFromItem, keys } from '../store/dynamo-inbox-store';
+import { TTL_ATTRIBUTE } from '../store/table-layout';
 import { currentContext, type AppContext } from '../usecases/context';
 import { dispatchInboxExpired, dispatchMessageReceived } from '../usecases/webhooks';
 
@@ -31,12 +32,12 @@ const image = <T>(attrs: Record<string, unknown> | undefined): T => {
 export async function dispatchRecord(ctx: AppContext, record: DynamoDBRecord): Promise<number> {
   const sk = record.dynamodb?.Keys?.sk?.S ?? '';
   if (record.eventName === 'INSERT' && sk.startsWith(MESSAGE_SK_PREFIX)) {
-    const { expires_at_epoch: _ttl, ...message } = image<MessageRecord & { expires_at_epoch?: number }>(record.dynamodb?.NewImage);
+    const { [TTL_ATTRIBUTE]: _ttl, ...message } = image<MessageRecord & Record<string, unknown>>(record.dynamodb?.NewImage);
     return dispatchMessageReceived(ctx, message as MessageRecord);
   }
   const byTtl = (record as { userIdentity?: { principalId?: string } }).userIdentity?.principalId === TTL_PRINCIPAL;
   if (record.eventName === 'REMOVE' && sk === INBOX_SK && byTtl) {
-    const inbox = image<InboxRecord>(record.dynamodb?.OldImage);
+    const inbox = inboxFromItem(unmarshall((record.dynamodb?.OldImage ?? {}) as Record<string, AttributeValue>))!;
     // TTL also removes what a DELETE left: that inbox was deleted, not expired.
     return inbox.deleting ? 0 : dispatchInboxExpired(ctx, inbox);
   }

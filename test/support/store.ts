@@ -8,7 +8,9 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { appConfig } from '../../lambdas/config/app-config';
 import type { BlobStore, InboxStore, KeyStore, WebhookStore } from '../../lambdas/core/ports';
 import { documentClient, standInSettings } from '../../lambdas/store/clients';
+import { removalEpoch } from '../../lambdas/core/inbox';
 import { keys } from '../../lambdas/store/dynamo-inbox-store';
+import { EXPIRY_ATTRIBUTE, TTL_ATTRIBUTE } from '../../lambdas/store/table-layout';
 import { DATABASE_FILE } from '../../lambdas/store/sqlite-store';
 import { appContext, type AppContext } from '../../lambdas/usecases/context';
 import type { KeyContext } from '../../lambdas/usecases/keys';
@@ -89,8 +91,10 @@ function dynamo(dynamoEndpoint: string, s3Endpoint: string): TestStores {
     keyContext: ctx,
     context: ctx,
     async setExpiry(inboxId, email, epoch) {
-      await doc.send(new UpdateCommand({ TableName: LOCAL_TABLE, Key: keys.inbox(inboxId), UpdateExpression: 'SET expires_at_epoch = :e, expires_at = :iso', ExpressionAttributeValues: { ':e': epoch, ':iso': new Date(epoch * 1000).toISOString() } }));
-      await doc.send(new UpdateCommand({ TableName: LOCAL_TABLE, Key: keys.address(email), UpdateExpression: 'SET expires_at_epoch = :e', ExpressionAttributeValues: { ':e': epoch } }));
+      const names = { '#expiry': EXPIRY_ATTRIBUTE, '#ttl': TTL_ATTRIBUTE };
+      const values = { ':e': epoch, ':purge': removalEpoch(epoch) };
+      await doc.send(new UpdateCommand({ TableName: LOCAL_TABLE, Key: keys.inbox(inboxId), UpdateExpression: 'SET #expiry = :e, #ttl = :purge, expires_at = :iso', ExpressionAttributeNames: names, ExpressionAttributeValues: { ...values, ':iso': new Date(epoch * 1000).toISOString() } }));
+      await doc.send(new UpdateCommand({ TableName: LOCAL_TABLE, Key: keys.address(email), UpdateExpression: 'SET #expiry = :e, #ttl = :purge', ExpressionAttributeNames: names, ExpressionAttributeValues: values }));
     },
     async inboxItemsLeft() {
       const out: string[] = [];

@@ -3,7 +3,7 @@ import { inboxAddressFor, normalizeUsername, parseDomains } from '../../lambdas/
 import { decodeCursor, encodeCursor } from '../../lambdas/core/cursor';
 import { ApiError } from '../../lambdas/core/errors';
 import { INBOX_ID, MESSAGE_ID, messageIdFrom, messageTimeMs, newInboxId, newMessageId, randomUsername, hashApiKey, newApiKey, keyHint } from '../../lambdas/core/ids';
-import { isExpired, isRemovable, lifetime, resolveTtl, utcDay } from '../../lambdas/core/inbox';
+import { isExpired, isRemovable, lifetime, removalEpoch, resolveTtl, utcDay } from '../../lambdas/core/inbox';
 import { BASE_PLANS, burstOf, loadPlans, ratePerSecond } from '../../lambdas/core/plans';
 import { matchRoute, ROUTES } from '../../lambdas/core/routes';
 import { TokenBuckets } from '../../local/rate-limiter';
@@ -76,6 +76,9 @@ describe('ttl and expiry', () => {
     expect(isExpired(l.expires_at_epoch, Date.parse('2026-01-01T00:02:00Z'))).toBe(true);
     expect(isRemovable(l.expires_at_epoch, Date.parse('2026-01-01T00:59:59Z'))).toBe(false);
     expect(isRemovable(l.expires_at_epoch, Date.parse('2026-01-01T01:02:00Z'))).toBe(true);
+    // The removal time (DynamoDB's TTL attribute on AWS) is the first moment the data may go: never before the grace ends.
+    expect(removalEpoch(l.expires_at_epoch)).toBe(Date.parse('2026-01-01T01:02:00Z') / 1000);
+    expect(isRemovable(l.expires_at_epoch, removalEpoch(l.expires_at_epoch) * 1000 - 1)).toBe(false);
     expect(utcDay(Date.parse('2026-03-04T23:59:59Z'))).toBe('2026-03-04');
   });
 });
