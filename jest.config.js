@@ -4,7 +4,7 @@
  * - unit: domain and use cases on the embedded store, no stack and no Java (`npm run test:unit`, seconds);
  * - embedded: everything else against one local stack on the embedded store (the default form);
  * - dynamodb: the API and ingest files once more against a stack on DynamoDB Local + the S3 server, so that the
- *   AWS adapters keep being proven end to end.
+ *   AWS adapters keep being proven end to end; and the admin CLI's AWS side (`--stack`), which needs DynamoDB Local.
  * A project's globalSetup runs only when one of its tests is selected.
  */
 const base = {
@@ -28,7 +28,7 @@ module.exports = {
     {
       ...withStack('embedded'),
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['<rootDir>/test/unit/', '<rootDir>/test/contract/embedded.test.ts'],
+      testPathIgnorePatterns: ['<rootDir>/test/unit/', '<rootDir>/test/contract/embedded.test.ts', '<rootDir>/test/integration/cli-aws.test.ts'],
     },
     {
       ...withStack('dynamodb'),
@@ -38,6 +38,7 @@ module.exports = {
         '<rootDir>/test/integration/webhooks.test.ts',
         '<rootDir>/test/integration/viewer-api.test.ts',
         '<rootDir>/test/integration/delete-inbox.test.ts',
+        '<rootDir>/test/integration/cli-aws.test.ts',
       ],
     },
   ],

@@ -46,8 +46,10 @@ async function main(argv: string[]): Promise<void> {
   if (!group) throw new UsageError('a command is needed');
   const dataDir = path.resolve(process.env.TEMPMAIL_DATA_DIR || '.tempmail');
   const stack = values.stack;
-  // The AWS side loads only when asked for, so the local path never needs AWS credentials.
-  const aws = stack ? await import('../cli/aws-admin') : undefined;
+  // The AWS side loads only when asked for, so the local path never needs AWS credentials. A require, not import():
+  // the bin runs under tsx's require hook (cli/bin/tempmail.js), and Node's import() does not go through it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const aws = stack ? (require('../cli/aws-admin') as typeof import('../cli/aws-admin')) : undefined;
   const ref = { stackName: stack ?? '', region: values.region };
 
   if (group === 'keys' && command === 'create') {
