@@ -2,7 +2,7 @@
  * API Gateway REST API built from the route table: one function per route, a REQUEST authorizer on X-API-Key, one
  * usage plan per paid plan from the plan table, and every gateway response rendered in the API's error format.
  */
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Annotations, Duration, Stack } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -19,12 +19,34 @@ import { handlerFunction, type WebhookResources } from './functions';
 import { acknowledgeNag } from './nag';
 import { enableCompression, viewerBundling } from './viewer';
 
+/**
+ * The stage's default throttle, for every method and all callers together (API Gateway answers 429 past it, in the
+ * API's error format). Usage plans throttle each key, but only once the authorizer has found the key: a request
+ * with an unknown key is answered by the authorizer itself, and API Gateway does not cache that "Unauthorized"
+ * (keys never seen are unbounded, so no cache could hold them anyway). This throttle is what bounds the
+ * authorizer's invocations: at most `rateLimit` a second, `burstLimit` at once, about `burstLimit` concurrent
+ * executions at the worst (a burst of cold starts), which Lambda's unreserved pool (at least 100, usually 900 and
+ * more) takes. Sized for 30,000 requests a minute in all: 30 enterprise keys at their plan's full rate.
+ */
+export const STAGE_THROTTLE = { rateLimit: 500, burstLimit: 250 } as const;
+/**
+ * Each keyless method (the viewer's page and files, the OpenAPI document), all callers together: no key, so no usage
+ * plan limits them, and each request runs a function. A page view of the viewer is a handful of requests.
+ */
+export const KEYLESS_ROUTE_THROTTLE = { rateLimit: 50, burstLimit: 100 } as const;
+
+/** A stage method-settings path (`/<resource path>/<METHOD>`; the root resource is `//GET`). */
+export const methodSettingsPath = (route: { path: string; method: string }): string => `${route.path}/${route.method}`;
+
 export interface ApiProps {
   table: dynamodb.ITableV2;
   bucket: s3.IBucket;
   domains: string[];
   logRetention?: logs.RetentionDays;
-  /** Reserved concurrency of the authorizer, and the cap of each long-poll route's function (0: none). */
+  /**
+   * Reserved concurrency of the authorizer (0: none; a reservation is also a ceiling: keep it above the stage's
+   * burst, STAGE_THROTTLE), and the cap of each long-poll route's function (0: none).
+   */
   concurrency: { authorizer: number; longPoll: number };
   /** The webhook routes seal secrets and queue test deliveries. */
   webhooks?: WebhookResources;
@@ -70,6 +92,14 @@ export class Api extends Construct {
         dataTraceEnabled: false,
         // No X-Ray: the functions are not traced either, and a stage-only trace shows nothing the access log lacks.
         tracingEnabled: false,
+        throttlingRateLimit: STAGE_THROTTLE.rateLimit,
+        throttlingBurstLimit: STAGE_THROTTLE.burstLimit,
+        methodOptions: Object.fromEntries(
+          ROUTES.filter((route) => !route.auth).map((route) => [
+            methodSettingsPath(route),
+            { throttlingRateLimit: KEYLESS_ROUTE_THROTTLE.rateLimit, throttlingBurstLimit: KEYLESS_ROUTE_THROTTLE.burstLimit },
+          ]),
+        ),
       },
     });
     // API Gateway writes execution logs to a group of this name and would create it without a retention; made here
@@ -89,7 +119,15 @@ export class Api extends Construct {
     acknowledgeNag(this.restApi, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]');
     acknowledgeNag(this.restApi.deploymentStage, 'AwsSolutions-APIG3');
 
-    // Reserved: a flood of long polls cannot take the executions every request's key check needs.
+    // No reservation by default: a reservation is also a ceiling, and a flood of unknown keys that reached it made
+    // every caller whose cached answer had expired fail with 500. The stage throttle bounds the authorizer instead
+    // (STAGE_THROTTLE), and the long polls, which could otherwise take the unreserved pool, have their own cap.
+    if (props.concurrency.authorizer > 0 && props.concurrency.authorizer < STAGE_THROTTLE.burstLimit) {
+      Annotations.of(this).addWarningV2(
+        'tempmail:authorizer-concurrency',
+        `the authorizer's reserved concurrency (${props.concurrency.authorizer}) is below the stage's burst (${STAGE_THROTTLE.burstLimit}): a flood of unknown keys can reach it before the stage throttles, and key checks then fail with 500`,
+      );
+    }
     const authorizerFn = handlerFunction(this, 'Authorizer', {
       handler: AUTHORIZER_HANDLER,
       access: AUTHORIZER_ACCESS,

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { createApp } from '../../lib/app';
-import { errorBody, functionId, HTTP_METHODS } from '../../lib/api';
+import { errorBody, functionId, HTTP_METHODS, KEYLESS_ROUTE_THROTTLE, STAGE_THROTTLE } from '../../lib/api';
 import { LAMBDA_RUNTIME } from '../../lib/bundling';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../lib/functions';
 import { DEAD_LETTER_RETENTION_DAYS, SES_RECEIVING_REGIONS } from '../../lib/mail-ingest';
@@ -122,10 +122,12 @@ describe('functions', () => {
     expect(fns.WaitForMessageFunction.props.Timeout).toBe(27);
   });
 
-  it('reserves concurrency for ingest and the authorizer, and caps the long-poll function; nothing else', () => {
+  it('reserves concurrency for ingest, caps the long-poll function, and puts no ceiling on the authorizer; nothing else', () => {
     const fns = ourFunctions();
     expect(fns.Ingest.props.ReservedConcurrentExecutions).toBe(DEFAULT_CONCURRENCY.ingest);
-    expect(fns.Authorizer.props.ReservedConcurrentExecutions).toBe(DEFAULT_CONCURRENCY.authorizer);
+    // A reservation is a ceiling: a flood of unknown keys that reached it turned every key check into a 500. The
+    // stage throttle bounds the authorizer instead (the API tests below).
+    expect(fns.Authorizer.props.ReservedConcurrentExecutions).toBeUndefined();
     for (const route of ROUTES) {
       expect([route.name, fns[functionId(route.name)].props.ReservedConcurrentExecutions]).toEqual([route.name, route.longPoll ? DEFAULT_CONCURRENCY.longPoll : undefined]);
     }
@@ -200,6 +202,26 @@ describe('API', () => {
         ApiKeyRequired: route.auth ? true : Match.absent(),
       });
     }
+  });
+
+  it('throttles the stage as a whole, and each keyless method (no usage plan limits them) further', () => {
+    const stage = Object.values(template.findResources('AWS::ApiGateway::Stage') as Record<string, Resource>)[0].Properties;
+    const settings = stage.MethodSettings as { ResourcePath: string; HttpMethod: string; ThrottlingRateLimit?: number; ThrottlingBurstLimit?: number }[];
+    expect(settings).toContainEqual(expect.objectContaining({ ResourcePath: '/*', HttpMethod: '*', ThrottlingRateLimit: STAGE_THROTTLE.rateLimit, ThrottlingBurstLimit: STAGE_THROTTLE.burstLimit }));
+    // The stage's burst bounds the authorizer's concurrent executions under a flood of unknown keys, so it must stay
+    // well inside Lambda's unreserved pool (at least 100 always; 1,000 in all on a default account).
+    expect(STAGE_THROTTLE.burstLimit).toBeLessThanOrEqual(1_000 - 100 - DEFAULT_CONCURRENCY.ingest - DEFAULT_CONCURRENCY.longPoll - DEFAULT_CONCURRENCY.authorizer);
+    const keyless = ROUTES.filter((r) => !r.auth);
+    expect(keyless.map((r) => r.path).sort()).toEqual(['/', '/v1/openapi.json', '/viewer/{asset}']);
+    // API Gateway names resources in method settings with each / after the first as ~1.
+    const encoded = (p: string) => (p === '/' ? '/' : `/${p.replaceAll('/', '~1')}`);
+    for (const route of keyless) {
+      expect(settings).toContainEqual(
+        expect.objectContaining({ ResourcePath: encoded(route.path), HttpMethod: route.method, ThrottlingRateLimit: KEYLESS_ROUTE_THROTTLE.rateLimit, ThrottlingBurstLimit: KEYLESS_ROUTE_THROTTLE.burstLimit }),
+      );
+    }
+    expect(settings.filter((m) => m.ResourcePath !== '/*')).toHaveLength(keyless.length);
+    expect(KEYLESS_ROUTE_THROTTLE.rateLimit).toBeLessThan(STAGE_THROTTLE.rateLimit);
   });
 
   it('has one usage plan per paid plan, throttled as the plan table says', () => {
