@@ -264,6 +264,13 @@ describe('the web viewer', () => {
     expect(res.status).toBe(404);
   });
 
+  it('shows the not-found view for a malformed link, and leads back to the inboxes', async () => {
+    await page.goto(`${stack.apiUrl}/#/inboxes/%E0%A4%A`);
+    await page.getByRole('heading', { name: 'Not found', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'Back to your inboxes' }).click();
+    await page.getByRole('heading', { name: 'Inboxes', level: 1 }).waitFor();
+  });
+
   it("shows the API's 401 message for a bad key, and keeps no key", async () => {
     const expected = ((await (await fetch(`${stack.apiUrl}/v1/inboxes`, { headers: { 'X-API-Key': 'tm_not_a_key' } })).json()) as { error: { message: string } }).error.message;
     const other = await browser.newContext();

@@ -128,6 +128,25 @@ function ConfirmDialog({ text, onConfirm, onCancel }: { text: string; onConfirm:
   );
 }
 
+/** A link the viewer cannot read (a malformed percent-encoding): said so, with the way back. */
+function NotFoundScreen({ session }: { session: Session }) {
+  const heading = useHeadingFocus();
+  return (
+    <>
+      <TopBar session={session} />
+      <main>
+        <h1 tabIndex={-1} ref={heading}>
+          Not found
+        </h1>
+        <p>This link does not lead to an inbox or a message: it may have been cut or mistyped.</p>
+        <p>
+          <a href={hrefOf({ name: 'inboxes' })}>Back to your inboxes</a>
+        </p>
+      </main>
+    </>
+  );
+}
+
 function InboxesScreen({ session }: { session: Session }) {
   const [inboxes, setInboxes] = useState<Inbox[] | null>(null);
   const [cursor, setCursor] = useState<string | undefined>();
@@ -663,6 +682,7 @@ function App() {
       />
     );
   }
+  if (route.name === 'not-found') return <NotFoundScreen session={session} />;
   if (route.name === 'message') return <MessageScreen key={`${route.inboxId}/${route.messageId}`} session={session} inboxId={route.inboxId} messageId={route.messageId} />;
   if (route.name === 'inbox') return <MessagesScreen key={route.inboxId} session={session} inboxId={route.inboxId} />;
   return <InboxesScreen session={session} />;
