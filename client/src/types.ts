@@ -53,8 +53,8 @@ export interface Attachment {
   content_type: string;
   size: number;
   content_id: string | null;
-  /** Pre-signed, valid for a short time (15 minutes). */
-  download_url: string;
+  /** Pre-signed, valid for a short time (15 minutes); null when the message failed the virus scan (`auth.virus` FAIL). */
+  download_url: string | null;
 }
 
 export type Verdict = 'PASS' | 'FAIL' | 'GRAY' | 'PROCESSING_FAILED' | 'DISABLED';

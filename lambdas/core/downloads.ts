@@ -4,8 +4,17 @@
  * trusting what the sender declared: an attachment is downloaded, not rendered, unless it is an image on a short
  * allow-list (never SVG, which runs scripts), and a type off the allow-list is served as octet-stream.
  */
+import type { MessageRecord } from './model';
 import type { DownloadHeaders } from './ports';
 import { wellFormed } from './message';
+
+/**
+ * Why a message's raw form and attachments are not served, or null: mail SES's virus scan failed is kept (listed,
+ * readable as text, its `auth.virus` saying FAIL) but none of its bytes are handed out, so a test inbox never
+ * becomes a way to pass malware on. The raw route answers 403 with this; attachments get no link.
+ */
+export const downloadRefusal = (message: Pick<MessageRecord, 'id' | 'auth'>): string | null =>
+  message.auth?.virus === 'FAIL' ? `message ${message.id} failed the virus scan (auth.virus FAIL): its raw form and attachments are not served` : null;
 
 /** Images a browser may show inline: none of them can run script. */
 const INLINE_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/bmp']);

@@ -82,11 +82,15 @@ const OPERATIONS: Record<Exclude<OperationName, 'getViewer' | 'getViewerAsset'>,
   getMessage: {
     tag: 'Messages',
     description:
-      'One message: text and HTML bodies, attachments with download links valid for 15 minutes, the verification codes and ' +
-      'links found in it, and the SPF, DKIM, DMARC, spam and virus verdicts.',
+      'One message: text and HTML bodies, attachments with download links valid for 15 minutes (none for a message that failed ' +
+      'the virus scan: `download_url` null), the verification codes and links found in it, and the SPF, DKIM, DMARC, spam ' +
+      'and virus verdicts.',
   },
   deleteMessage: { tag: 'Messages', description: "Deletes one message and its attachments; the inbox's count drops by one." },
-  getRawMessage: { tag: 'Messages', description: 'The message exactly as it was received over SMTP (`message/rfc822`).' },
+  getRawMessage: {
+    tag: 'Messages',
+    description: 'The message exactly as it was received over SMTP (`message/rfc822`). 403 for a message that failed the virus scan (`auth.virus` FAIL).',
+  },
   listDomains: { tag: 'Domains', description: 'The domains inboxes can be created on; the first is the default of POST /v1/inboxes.' },
   getOpenApi: { tag: 'Document', description: 'This OpenAPI 3.1 document. Needs no key.' },
 };
@@ -108,7 +112,12 @@ function errorResponses(route: Route, contract: RouteContract): Record<string, u
   }
   if (route.auth) {
     out['401'] = error('the X-API-Key header is missing or names no valid key');
-    const more = { createInbox: ", or ttl exceeds the plan's maximum", createWebhook: ", or the plan's webhook limit is reached" }[route.name as string] ?? '';
+    const more =
+      {
+        createInbox: ", or ttl exceeds the plan's maximum",
+        createWebhook: ", or the plan's webhook limit is reached",
+        getRawMessage: ', or the message failed the virus scan (auth.virus FAIL): its raw form is not served',
+      }[route.name as string] ?? '';
     out['403'] = error(`the key's plan has no API access (free)${more}`);
   }
   if (contract.params) {

@@ -151,7 +151,7 @@ export const Attachment = named(
     content_type: z.string(),
     size: count(),
     content_id: z.nullable(z.string()),
-    download_url: described(z.url(), 'pre-signed URL, valid for a short time'),
+    download_url: described(z.nullable(z.url()), 'pre-signed URL, valid for a short time; null when the message failed the virus scan (auth.virus FAIL)'),
   }),
   'Attachment',
 );

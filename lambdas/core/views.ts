@@ -30,7 +30,8 @@ export const summaryView = (m: MessageSummary) => ({
   size: m.size,
 });
 
-export const attachmentView = (a: AttachmentRecord, downloadUrl: string) => ({
+/** `downloadUrl` null: not served (core/downloads.ts downloadRefusal). */
+export const attachmentView = (a: AttachmentRecord, downloadUrl: string | null) => ({
   id: a.id,
   filename: a.filename,
   content_type: a.content_type,
@@ -82,7 +83,7 @@ function listWithin<T>(items: T[], budget: number): T[] {
  * A message in full: its summary fields whole, its detail (see core/message.ts), a download link per attachment;
  * each part cut to its share of Lambda's 6 MB response (MESSAGE_RESPONSE_SHARES), so that every message can be read.
  */
-export const messageView = (m: MessageRecord, detail: MessageDetail, downloadUrls: string[]) => {
+export const messageView = (m: MessageRecord, detail: MessageDetail, downloadUrls: (string | null)[]) => {
   const text = within(detail.text, SHARES.body);
   const html = within(detail.html, SHARES.body);
   const headers = listWithin(detail.headers, SHARES.headers);

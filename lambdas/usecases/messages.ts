@@ -1,6 +1,6 @@
 /** Message use cases: list, read, raw, delete, wait. */
 import { decodeCursor, encodeCursor } from '../core/cursor';
-import { attachmentDownload, rawDownload } from '../core/downloads';
+import { attachmentDownload, downloadRefusal, rawDownload } from '../core/downloads';
 import { blobKeys } from '../core/ports';
 import { forbidden, notFound } from '../core/errors';
 import { MESSAGE_ID } from '../core/ids';
@@ -46,8 +46,9 @@ async function ownedMessage(ctx: AppContext, caller: Caller, inboxId: string, me
 export async function fullMessage(ctx: AppContext, message: MessageRecord) {
   const stored = message.body_key ? await ctx.stores.blobs.get(message.body_key) : null;
   const detail = messageDetail(message, stored ? (JSON.parse(stored.toString('utf8')) as Partial<MessageDetail>) : null);
+  const refused = downloadRefusal(message) !== null;
   const urls = await Promise.all(
-    detail.attachments.map((a) => ctx.stores.blobs.presignGet(a.key, ctx.settings.downloadUrlSeconds, attachmentDownload(a))),
+    detail.attachments.map((a) => (refused ? null : ctx.stores.blobs.presignGet(a.key, ctx.settings.downloadUrlSeconds, attachmentDownload(a)))),
   );
   return messageView(message, detail, urls);
 }
@@ -63,6 +64,8 @@ export async function getMessage(ctx: AppContext, caller: Caller, inboxId: strin
  */
 export async function getRawMessage(ctx: AppContext, caller: Caller, inboxId: string, messageId: string): Promise<string> {
   const message = await ownedMessage(ctx, caller, inboxId, messageId);
+  const refusal = downloadRefusal(message);
+  if (refusal) throw forbidden(refusal);
   if (!(await ctx.stores.blobs.head(message.raw_key))) throw notFound(`raw form of message ${messageId} is no longer stored`);
   return ctx.stores.blobs.presignGet(message.raw_key, ctx.settings.downloadUrlSeconds, rawDownload(message.id));
 }

@@ -129,7 +129,7 @@ const messageShape = {
   subject: z.string(),
   received_at: z.string(),
   size: z.number(),
-  attachments: z.array(z.object({ id: z.string(), filename: z.string().nullable(), content_type: z.string(), size: z.number(), download_url: z.string() })),
+  attachments: z.array(z.object({ id: z.string(), filename: z.string().nullable(), content_type: z.string(), size: z.number(), download_url: z.string().nullable() })),
   codes: z.array(z.string()),
   links: z.array(z.string()),
   parts: z.array(sliceShape).describe('Which characters of each body the text content shows (inside its fence), and next_offset when more remain'),

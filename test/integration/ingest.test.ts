@@ -41,6 +41,58 @@ describe('the ingest handler, called twice with one SES event', () => {
     }
   });
 
+  it('keeps mail whose virus scan failed, flagged, but serves none of its bytes: raw 403, attachments without a link', async () => {
+    process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+    installContext(storesFor(stack).context);
+    const api = http(stack.apiUrl, stack.keys.enterprise);
+    const inbox = (await api('POST', '/v1/inboxes', {})).body;
+    const { handler } = await import('../../lambdas/ingest/handler');
+    const mime = (subject: string) =>
+      [
+        'From: x@example.com',
+        `Subject: ${subject}`,
+        'MIME-Version: 1.0',
+        'Content-Type: multipart/mixed; boundary="b"',
+        '',
+        '--b',
+        'Content-Type: text/plain',
+        '',
+        'Your code is 482913',
+        '--b',
+        'Content-Type: application/octet-stream; name="payload.exe"',
+        'Content-Disposition: attachment; filename="payload.exe"',
+        'Content-Transfer-Encoding: base64',
+        '',
+        Buffer.from('MZ not really a program').toString('base64'),
+        '--b--',
+        '',
+      ].join('\r\n');
+    const receive = async (subject: string, virus: string) => {
+      const mailId = `virus${virus}${Date.now()}`;
+      await storesFor(stack).blobs.put(blobKeys.inbound(mailId), mime(subject), 'message/rfc822');
+      expect(await handler(sesEvent({ mailId, recipients: [inbox.email], envelopeFrom: 'x@example.com', receivedAt: new Date().toISOString() }, { virus }))).toEqual({ stored: 1, dropped: 0 });
+    };
+    await receive('infected', 'FAIL');
+    await receive('clean', 'PASS');
+    const list = (await api('GET', `/v1/inboxes/${inbox.id}/messages`)).body;
+    const idOf = (subject: string) => list.messages.find((m: { subject: string }) => m.subject === subject).id;
+
+    const infected = await api('GET', `/v1/inboxes/${inbox.id}/messages/${idOf('infected')}`);
+    expect(infected.status).toBe(200);
+    expect(infected.body).toMatchObject({ subject: 'infected', codes: ['482913'], auth: { virus: 'FAIL' }, attachment_count: 1 });
+    expect(infected.body.attachments).toEqual([expect.objectContaining({ filename: 'payload.exe', download_url: null })]);
+    const raw = await api('GET', `/v1/inboxes/${inbox.id}/messages/${idOf('infected')}/raw`);
+    expect(raw.status).toBe(403);
+    expect(raw.body).toEqual({ error: { code: 403, message: `message ${idOf('infected')} failed the virus scan (auth.virus FAIL): its raw form and attachments are not served` } });
+
+    // The same mail with a clean verdict is served as ever.
+    const clean = await api('GET', `/v1/inboxes/${inbox.id}/messages/${idOf('clean')}`);
+    expect(clean.body.attachments).toEqual([expect.objectContaining({ filename: 'payload.exe', download_url: expect.stringMatching(/^http/) })]);
+    const cleanRaw = await api('GET', `/v1/inboxes/${inbox.id}/messages/${idOf('clean')}/raw`); // the 302 followed
+    expect(cleanRaw.status).toBe(200);
+    expect(cleanRaw.text).toContain('Subject: clean');
+  });
+
   (stack.store === 'dynamodb' ? it : it.skip)('routes mail through an address claim written before claims carried routing fields', async () => {
     const api = http(stack.apiUrl, stack.keys.enterprise);
     const inbox = (await api('POST', '/v1/inboxes', {})).body;

@@ -2,8 +2,9 @@
 import type { SESEvent } from 'aws-lambda';
 import type { Envelope } from '../../lambdas/usecases/inbound';
 
-export function sesEvent(entry: Envelope): SESEvent {
-  const disabled = { status: 'DISABLED' };
+/** `verdicts`: statuses other than DISABLED (what the local form always has), e.g. `{ virus: 'FAIL' }`. */
+export function sesEvent(entry: Envelope, verdicts: Partial<Record<'spam' | 'virus' | 'spf' | 'dkim' | 'dmarc', string>> = {}): SESEvent {
+  const status = (name: keyof typeof verdicts) => ({ status: verdicts[name] ?? 'DISABLED' });
   return {
     Records: [
       {
@@ -23,11 +24,11 @@ export function sesEvent(entry: Envelope): SESEvent {
             timestamp: entry.receivedAt,
             processingTimeMillis: 0,
             recipients: entry.recipients,
-            spamVerdict: disabled,
-            virusVerdict: disabled,
-            spfVerdict: disabled,
-            dkimVerdict: disabled,
-            dmarcVerdict: disabled,
+            spamVerdict: status('spam'),
+            virusVerdict: status('virus'),
+            spfVerdict: status('spf'),
+            dkimVerdict: status('dkim'),
+            dmarcVerdict: status('dmarc'),
             action: { type: 'Lambda', functionArn: 'arn:aws:lambda:local:000000000000:function:ingest', invocationType: 'Event' },
           },
         },

@@ -551,9 +551,13 @@ function MessageScreen({ session, inboxId, messageId }: { session: Session; inbo
                 <ul class="links">
                   {message.attachments.map((a) => (
                     <li>
-                      <a href={a.download_url} download={a.filename ?? a.id} rel="noopener noreferrer">
-                        {a.filename ?? a.id}
-                      </a>{' '}
+                      {a.download_url ? (
+                        <a href={a.download_url} download={a.filename ?? a.id} rel="noopener noreferrer">
+                          {a.filename ?? a.id}
+                        </a>
+                      ) : (
+                        <span title="failed the virus scan: not served">{a.filename ?? a.id} (not served: failed the virus scan)</span>
+                      )}{' '}
                       <span class="meta">
                         {a.content_type}, {formatSize(a.size)}
                       </span>

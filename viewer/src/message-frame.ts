@@ -9,7 +9,8 @@ import { messageFrameCsp } from '../../lambdas/core/viewer-policy';
 
 export interface FramePart {
   content_id: string | null;
-  download_url: string;
+  /** Null when the part is not served (a message that failed the virus scan). */
+  download_url: string | null;
 }
 
 const SAFE_LINK = /^(https?:|mailto:)/i;
@@ -26,7 +27,7 @@ export function frameDocument(html: string, options: { remoteImages: boolean; pa
   for (const img of doc.querySelectorAll<HTMLImageElement>('img[src^="cid:" i]')) {
     const cid = img.getAttribute('src')!.slice(4).trim();
     const part = options.parts.find((p) => p.content_id && p.content_id.replace(/^<|>$/g, '') === cid);
-    if (!part) continue;
+    if (!part?.download_url) continue;
     img.setAttribute('src', part.download_url);
     partsOrigin = new URL(part.download_url).origin;
   }
