@@ -138,6 +138,9 @@ export const LOCAL_BUCKET = 'tempmail';
 /** Where the local stack builds the viewer: inside its data folder, so that stacks side by side never share it. */
 export const viewerBuildDir = (dataDir: string) => path.join(dataDir, 'viewer');
 
+/** Where the SMTP server spools DATA past 1 MB: inside the data folder, emptied when the stack starts. */
+export const smtpSpoolDir = (dataDir: string) => path.join(dataDir, 'smtp-spool');
+
 /** The service config of this local stack; `endpoints` are the stand-ins' in the dynamodb form. */
 export function serviceConfig(config: LocalConfig, endpoints?: { dynamodb: string; s3: string }): AppConfig {
   const store: AppConfig['store'] =

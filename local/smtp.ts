@@ -5,12 +5,11 @@
  * got a 250 is never lost.
  *
  * It defends itself the way a mail server facing strangers must: SIZE is enforced while the data streams (bytes past
- * the limit are read and dropped, never kept; past 1 MB a message waits in a temporary file, not in memory), each client address may hold a bounded number of connections, and a
+ * the limit are read and dropped, never kept; past 1 MB a message waits in a file of the data folder's spool, not in memory; files a crash left there are removed at start), each client address may hold a bounded number of connections, and a
  * session that sends no mail for the idle time is closed however many NOOPs it sends.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { DependencyUnavailable } from '../lambdas/core/errors';
@@ -27,6 +26,11 @@ export interface MailServerOptions {
   socketTimeoutMs: number;
   /** Ingests in flight at most; a mail beyond that waits before its 250 (backpressure keeps 250→visible short). */
   ingestConcurrency: number;
+  /**
+   * Where DATA past 1 MB waits until its end: a folder of this server's own (in the data folder), emptied at start,
+   * since a file in it then belongs to a process that was killed mid-DATA.
+   */
+  spoolDir: string;
   log: (line: string) => void;
 }
 
@@ -136,6 +140,8 @@ export class LocalMailServer {
   }
 
   async listen(): Promise<number> {
+    await fs.rm(this.options.spoolDir, { recursive: true, force: true });
+    await fs.mkdir(this.options.spoolDir, { recursive: true, mode: 0o700 });
     await new Promise<void>((resolve, reject) => {
       this.server.server.once('error', reject);
       this.server.listen(this.options.port, this.options.host, () => resolve());
@@ -174,7 +180,7 @@ export class LocalMailServer {
 
   /** Reads the data (keeping at most the size limit), reserves the recipients' quota, stores it durably. */
   private async accept(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<void> {
-    const raw = await readData(stream);
+    const raw = await readData(stream, this.options.spoolDir);
     const { ctx } = this.options;
     const envelope: Envelope = {
       mailId: newMailId(ctx.now()),
@@ -285,7 +291,7 @@ export class LocalMailServer {
   }
 }
 
-/** Data kept in memory per message; past this it is spooled to a temporary file until the end of DATA. */
+/** Data kept in memory per message; past this it is spooled to a file until the end of DATA. */
 const IN_MEMORY_DATA_BYTES = 1024 * 1024;
 
 /**
@@ -293,7 +299,7 @@ const IN_MEMORY_DATA_BYTES = 1024 * 1024;
  * temporary file, and nothing past the limit, so that senders of oversized data cost a bounded amount of memory
  * each (3 parallel 300 MB DATA once took the process to 1 GB). 552 once the data has ended beyond the limit.
  */
-async function readData(stream: SMTPServerDataStream): Promise<Buffer> {
+async function readData(stream: SMTPServerDataStream, spoolDir: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   let spool: { path: string; file: fs.FileHandle } | undefined;
@@ -302,7 +308,7 @@ async function readData(stream: SMTPServerDataStream): Promise<Buffer> {
       size += chunk.length;
       if (size > MAX_MESSAGE_BYTES) continue; // read and dropped
       if (!spool && size > IN_MEMORY_DATA_BYTES) {
-        const file = path.join(os.tmpdir(), `tempmail-smtp-${process.pid}-${randomBytes(8).toString('hex')}`);
+        const file = path.join(spoolDir, `data-${randomBytes(8).toString('hex')}`);
         spool = { path: file, file: await fs.open(file, 'wx', 0o600) };
         for (const kept of chunks.splice(0)) await spool.file.write(kept);
       }

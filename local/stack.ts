@@ -11,7 +11,7 @@ import { ConfigError } from '../lambdas/config/app-config';
 import { appContext, installContext, type AppContext } from '../lambdas/usecases/context';
 import { ensureKey, issueKey, listKeys } from '../lambdas/usecases/keys';
 import { buildViewer } from '../viewer/build';
-import { serviceConfig, viewerBuildDir, type LocalConfig } from './config';
+import { serviceConfig, smtpSpoolDir, viewerBuildDir, type LocalConfig } from './config';
 import { LocalGateway } from './gateway';
 import { startSweeper } from './sweep';
 import { LocalMailServer } from './smtp';
@@ -166,6 +166,7 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
       ctx,
       socketTimeoutMs: config.smtpSocketTimeoutMs,
       ingestConcurrency: config.ingestConcurrency,
+      spoolDir: smtpSpoolDir(config.dataDir),
       log,
     });
     const smtpPort = await listenOrExplain('SMTP', config.smtpPort, 'SMTP_PORT', () => mail.listen());

@@ -1,10 +1,14 @@
 /**
  * Crash safety: 1,000 messages over SMTP while the local stack is killed with SIGKILL at a random moment; after a
- * restart every message that got a 250 is visible exactly once (none lost, none doubled).
+ * restart every message that got a 250 is visible exactly once (none lost, none doubled). And a kill during a large
+ * DATA leaves no spooled data behind once the stack is up again.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import nodemailer from 'nodemailer';
 import { http } from '../support/http';
-import { eventually } from '../support/mail';
+import { eventually, smtpSession } from '../support/mail';
 import { startStack, type StackHandle } from '../support/stack';
 
 let stack: StackHandle;
@@ -75,3 +79,27 @@ it('loses and doubles nothing that got a 250 when killed mid-run', async () => {
     return total === listed && listed >= visible.length ? true : null;
   }, 20_000, 'totals to agree with the listed messages');
 }, 180_000);
+
+it('leaves no spooled DATA behind after a kill during a DATA over 1 MB', async () => {
+  const api = http(stack.apiUrl, stack.keys.enterprise);
+  const inbox = (await api('POST', '/v1/inboxes', {})).body;
+  const pid = stack.pid();
+  // Wherever a stack has spooled: the data folder's spool now, the system temporary folder before.
+  const spoolDir = path.join(stack.dataDir, 'smtp-spool');
+  const spooled = () => [
+    ...(fs.existsSync(spoolDir) ? fs.readdirSync(spoolDir).map((f) => path.join(spoolDir, f)) : []),
+    ...fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith(`tempmail-smtp-${pid}-`)).map((f) => path.join(os.tmpdir(), f)),
+  ];
+  const session = await smtpSession(stack.smtpPort);
+  expect(await session.say('EHLO crash.example')).toMatch(/^250/);
+  expect(await session.say('MAIL FROM:<big@example.com>')).toMatch(/^250/);
+  expect(await session.say(`RCPT TO:<${inbox.email}>`)).toMatch(/^250/);
+  expect(await session.say('DATA')).toMatch(/^354/);
+  session.socket.write(`Subject: cut off\r\n\r\n${`${'x'.repeat(998)}\r\n`.repeat(2_000)}`); // 2 MB, no final dot
+  const orphans = await eventually(async () => (spooled().length ? spooled() : null), 20_000, 'the DATA to be spooled');
+  await stack.kill();
+  expect(orphans.every((f) => fs.existsSync(f))).toBe(true); // the crash left them
+  await stack.restart();
+  expect(spooled()).toEqual([]);
+  expect(orphans.filter((f) => fs.existsSync(f))).toEqual([]);
+}, 120_000);
