@@ -60,11 +60,23 @@ const int = (value: string | undefined, fallback: number): number => {
   return n;
 };
 
+/**
+ * What a seeded key must look like: a key anyone can guess (`dev:my-ci-key`) is an open door to every inbox of its
+ * account, and a stack that listens beyond loopback serves it to anyone. 24 characters of letters, digits, `_` and
+ * `-` at least, e.g. `tm_ci_$(openssl rand -hex 16)`.
+ */
+export const SEED_KEY_PATTERN = /^[A-Za-z0-9_-]{24,200}$/;
+
 export function parseSeedKeys(value: string | undefined): { plan: PlanName; key: string }[] {
   if (!value) return [];
   return value.split(',').map((pair) => {
     const [plan, key] = pair.split(':').map((s) => s.trim());
     if (!isPlanName(plan) || !key) throw new ConfigError(`TEMPMAIL_SEED_KEYS: expected plan:key, got "${pair}"`);
+    if (!SEED_KEY_PATTERN.test(key)) {
+      throw new ConfigError(
+        `TEMPMAIL_SEED_KEYS: the ${plan} key must be 24 to 200 characters of A-Z a-z 0-9 _ - (it has ${key.length}); make one with: echo tm_ci_$(openssl rand -hex 16)`,
+      );
+    }
     return { plan, key };
   });
 }

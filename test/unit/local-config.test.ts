@@ -1,0 +1,33 @@
+/** The local stack's settings (local/config.ts): seeded keys must not be guessable, and a bad one stops the start. */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseSeedKeys } from '../../local/config';
+
+it('takes seeded keys of at least 24 characters of A-Z a-z 0-9 _ -', () => {
+  const key = `tm_ci_${'0123456789abcdef'.repeat(2)}`;
+  expect(parseSeedKeys(`dev:${key}, enterprise:${'A-z_9'.repeat(5)}`)).toEqual([
+    { plan: 'dev', key },
+    { plan: 'enterprise', key: 'A-z_9'.repeat(5) },
+  ]);
+  for (const bad of ['dev:my-ci-key', `dev:${'x'.repeat(23)}`, `dev:${'x'.repeat(30)}!`, `dev:${'é'.repeat(30)}`, `dev:${'x'.repeat(201)}`]) {
+    expect(() => parseSeedKeys(bad)).toThrow(/TEMPMAIL_SEED_KEYS: the dev key must be 24 to 200 characters of A-Z a-z 0-9 _ -/);
+  }
+});
+
+it('refuses to start with a guessable seeded key, in one line that says why', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-seed-'));
+  try {
+    const run = spawnSync(process.execPath, ['--require', 'tsx/cjs', path.resolve(__dirname, '../../local/main.ts')], {
+      env: { PATH: process.env.PATH ?? '', TMPDIR: os.tmpdir(), TEMPMAIL_DATA_DIR: dataDir, PORT: '0', SMTP_PORT: '0', TEMPMAIL_SEED_KEYS: 'dev:my-ci-key' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^local stack cannot start: TEMPMAIL_SEED_KEYS: the dev key must be 24 to 200 characters .* \(it has 9\)/)]);
+    expect(run.stdout).not.toContain('READY');
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
