@@ -15,7 +15,10 @@ export interface RuleSetProperties {
   Activate: string;
 }
 
+// One client per container, made on first use. Lambda calls handler(event, context): nothing else can be passed in,
+// so the client is never a parameter (a second parameter would be the context, and every SES call would throw).
 let client: SESClient | undefined;
+const sesClient = () => (client ??= new SESClient({}));
 
 async function activeRuleSet(ses: SESClient): Promise<string | undefined> {
   const out = await ses.send(new DescribeActiveReceiptRuleSetCommand({}));
@@ -33,7 +36,8 @@ async function deactivateIfOurs(ses: SESClient, name: string): Promise<void> {
   logger.info('receipt rule set deactivated', { ruleSet: name });
 }
 
-export async function handler(event: CloudFormationCustomResourceEvent, ses: SESClient = (client ??= new SESClient({}))) {
+export async function handler(event: CloudFormationCustomResourceEvent): Promise<{ PhysicalResourceId: string }> {
+  const ses = sesClient();
   const props = event.ResourceProperties as unknown as RuleSetProperties;
   const name = props.RuleSetName;
   const activate = props.Activate === 'true';

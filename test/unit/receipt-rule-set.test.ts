@@ -1,6 +1,10 @@
-/** The rule-set activation custom resource, with SES mocked: it touches the account's active set only when it is ours. */
+/**
+ * The rule-set activation custom resource, with SES mocked: it touches the account's active set only when it is ours.
+ * Called as Lambda calls it, handler(event, context); test/infra/receipt-rule-set-bundle.test.ts runs the deployed
+ * bundle itself against the SES stand-in.
+ */
 import { DescribeActiveReceiptRuleSetCommand, SESClient, SetActiveReceiptRuleSetCommand } from '@aws-sdk/client-ses';
-import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { handler } from '../../lambdas/deploy/receipt-rule-set';
 import { logger } from '../../lambdas/http/logger';
@@ -8,8 +12,10 @@ import { logger } from '../../lambdas/http/logger';
 const ses = mockClient(SESClient);
 /** What the function logs (to CloudWatch when deployed), kept out of the test output. */
 const logged = jest.spyOn(logger, 'info').mockImplementation(() => undefined);
-const client = new SESClient({ region: 'us-east-1' });
 const OURS = 'TempMail-receipt';
+const context = { functionName: 'RuleSetActivationHandler', awsRequestId: 'req', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
+/** As Lambda invokes it: the context is the second argument. */
+const invoke = (e: CloudFormationCustomResourceEvent) => (handler as (e: CloudFormationCustomResourceEvent, c: Context) => ReturnType<typeof handler>)(e, context);
 
 function event(type: 'Create' | 'Update' | 'Delete', activate: boolean, oldActivate?: boolean): CloudFormationCustomResourceEvent {
   const base = {
@@ -34,14 +40,14 @@ beforeEach(() => {
 describe('delete (cdk destroy, or the resource removed)', () => {
   it('leaves another active rule set alone', async () => {
     activeIs('CustomerRules');
-    expect(await handler(event('Delete', true), client)).toEqual({ PhysicalResourceId: OURS });
+    expect(await invoke(event('Delete', true))).toEqual({ PhysicalResourceId: OURS });
     expect(setCalls()).toEqual([]);
     expect(logged).toHaveBeenCalledWith('another receipt rule set is active: left alone', { ruleSet: OURS, active: 'CustomerRules' });
   });
 
   it('leaves the account with no active set alone', async () => {
     activeIs(undefined);
-    await handler(event('Delete', false), client);
+    await invoke(event('Delete', false));
     expect(setCalls()).toEqual([]);
   });
 
@@ -49,7 +55,7 @@ describe('delete (cdk destroy, or the resource removed)', () => {
     for (const flag of [true, false]) {
       ses.resetHistory();
       activeIs(OURS);
-      await handler(event('Delete', flag), client);
+      await invoke(event('Delete', flag));
       expect(setCalls()).toEqual([{}]);
     }
   });
@@ -57,25 +63,25 @@ describe('delete (cdk destroy, or the resource removed)', () => {
 
 describe('create and update', () => {
   it('activates ours when the flag is on', async () => {
-    await handler(event('Create', true), client);
+    await invoke(event('Create', true));
     expect(setCalls()).toEqual([{ RuleSetName: OURS }]);
     expect(ses.commandCalls(DescribeActiveReceiptRuleSetCommand)).toHaveLength(0);
   });
 
   it('does nothing with the flag off: an operator may have activated ours, or another set, by hand', async () => {
     activeIs(OURS);
-    await handler(event('Create', false), client);
-    await handler(event('Update', false, false), client);
+    await invoke(event('Create', false));
+    await invoke(event('Update', false, false));
     expect(setCalls()).toEqual([]);
   });
 
   it('turning the flag off deactivates ours only while it is the active one', async () => {
     activeIs(OURS);
-    await handler(event('Update', false, true), client);
+    await invoke(event('Update', false, true));
     expect(setCalls()).toEqual([{}]);
     ses.resetHistory();
     activeIs('CustomerRules');
-    await handler(event('Update', false, true), client);
+    await invoke(event('Update', false, true));
     expect(setCalls()).toEqual([]);
   });
 });
