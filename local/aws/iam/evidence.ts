@@ -1,0 +1,82 @@
+/**
+ * Least privilege from evidence: what each function was allowed to do while the scenarios ran, against what its
+ * role grants. A grant (one action on one resource pattern of an Allow statement) that no recorded call used is
+ * either excess, to remove from lib/, or needed for a reason no local call can show (reasons.ts says which).
+ */
+import { functionIds, identityPolicies, type CfnTemplate, type PolicyStatement, type Resolver } from './template';
+
+export interface RecordedCall {
+  functionLogicalId: string;
+  action: string;
+  resource: string;
+}
+
+export class EvidenceRecorder {
+  private readonly seen = new Map<string, RecordedCall & { count: number }>();
+
+  record(functionLogicalId: string, action: string, resource: string): void {
+    const key = `${functionLogicalId}\0${action}\0${resource}`;
+    const entry = this.seen.get(key);
+    if (entry) entry.count++;
+    else this.seen.set(key, { functionLogicalId, action, resource, count: 1 });
+  }
+
+  /** Every distinct allowed (function, action, resource), with how often. */
+  calls(): (RecordedCall & { count: number })[] {
+    return [...this.seen.values()].map((c) => ({ ...c }));
+  }
+
+  clear(): void {
+    this.seen.clear();
+  }
+}
+
+export interface UnusedGrant {
+  functionLogicalId: string;
+  /** The action as granted (may be a wildcard). */
+  action: string;
+  /** The resource pattern as granted (after intrinsics). */
+  resource: string;
+  /** The policy that grants it (logical id or managed policy ARN). */
+  policy: string;
+}
+
+/** IAM's wildcard match: `*` any run, `?` one character; actions case-insensitively, ARNs case-sensitively. */
+export function wildcardMatch(pattern: string, value: string, ignoreCase = false): boolean {
+  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${source}$`, ignoreCase ? 'is' : 's').test(value);
+}
+
+const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+/**
+ * Per function, each granted (action, resource pattern) of its role's Allow statements that no recorded call
+ * matched. `resolve` must be the one the recording gate used, so that granted and called ARNs name the same things. NotAction / NotResource statements are reported whole (their grant cannot be enumerated).
+ */
+export function unusedGrants(
+  template: CfnTemplate,
+  recorded: readonly RecordedCall[],
+  resolve: Resolver,
+  functions: readonly string[] = functionIds(template),
+): UnusedGrant[] {
+  const unused: UnusedGrant[] = [];
+  for (const fn of functions) {
+    const calls = recorded.filter((c) => c.functionLogicalId === fn);
+    for (const { name, policy } of identityPolicies(template, fn, resolve)) {
+      for (const statement of policy.Statement as PolicyStatement[]) {
+        if (statement.Effect !== 'Allow') continue;
+        if (statement.NotAction || statement.NotResource) {
+          unused.push({ functionLogicalId: fn, action: JSON.stringify(statement.NotAction ?? statement.Action), resource: JSON.stringify(statement.NotResource ?? statement.Resource), policy: name });
+          continue;
+        }
+        for (const action of list(statement.Action)) {
+          for (const resource of list(statement.Resource)) {
+            const used = calls.some((c) => wildcardMatch(action, c.action, true) && wildcardMatch(resource, c.resource));
+            if (!used) unused.push({ functionLogicalId: fn, action, resource, policy: name });
+          }
+        }
+      }
+    }
+  }
+  return unused;
+}

@@ -1,0 +1,338 @@
+/**
+ * The IAM gate (local/aws/iam) with real parts: the synthesized template's policies, its own DynamoDB Local and S3
+ * server, and the AWS SDK v3 clients a function uses, signed with that function's access key id and pointed at the
+ * proxy. One copy of the template has one action removed from one function (as a hand edit would), to show the
+ * call that needs it denied the way AWS denies it.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CopyObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { createApp } from '../../lib/app';
+import { ensureBucket, ensureTable } from '../../local/bootstrap';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
+import { freePort } from '../../local/ports';
+import { startS3Local, type S3Local } from '../../local/s3-local';
+import {
+  accessKeyIdFor,
+  createIamGate,
+  createResolver,
+  startIamProxy,
+  unusedGrants,
+  type CfnTemplate,
+  type IamGate,
+  type IamProxy,
+} from '../../local/aws/iam';
+
+jest.setTimeout(180_000);
+
+const REGION = 'us-east-1';
+const ACCOUNT = '123456789012';
+const TABLE = `iam-gate-${process.pid}`;
+const BUCKET = `iam-gate-${process.pid}`;
+
+let template: CfnTemplate;
+let dynamo: DynamoDbLocal;
+let s3server: S3Local;
+const proxies: IamProxy[] = [];
+const dirs: string[] = [];
+
+/** A function's logical id by its construct id (`CreateInboxFunction` → `TempMailApiCreateInboxFunction36F62F3B`). */
+const fnId = (t: CfnTemplate, name: string): string => {
+  const found = Object.keys(t.Resources).filter((id) => t.Resources[id].Type === 'AWS::Lambda::Function' && new RegExp(`^TempMail(?:Api|Mail)?${name}[0-9A-F]{8}$`).test(id));
+  if (found.length !== 1) throw new Error(`no single function ${name}: ${found}`);
+  return found[0];
+};
+const idOfType = (t: CfnTemplate, type: string, pattern: RegExp): string => {
+  const found = Object.keys(t.Resources).filter((id) => t.Resources[id].Type === type && pattern.test(id));
+  if (found.length !== 1) throw new Error(`no single ${type} ${pattern}: ${found}`);
+  return found[0];
+};
+
+/** The gate for a template, with the local table and bucket names, and its proxy in front of the two stand-ins. */
+async function gateFor(t: CfnTemplate): Promise<{ gate: IamGate; proxy: IamProxy; lines: string[] }> {
+  const names = { [idOfType(t, 'AWS::DynamoDB::GlobalTable', /^TempMailStorageTable[0-9A-F]{8}$/)]: TABLE, [idOfType(t, 'AWS::S3::Bucket', /^TempMailStorageMail[0-9A-F]{8}$/)]: BUCKET };
+  const gate = createIamGate({ template: t, region: REGION, accountId: ACCOUNT, resolve: createResolver({ template: t, region: REGION, accountId: ACCOUNT, names }) });
+  const lines: string[] = [];
+  const proxy = await startIamProxy({ dynamodbEndpoint: dynamo.endpoint, s3Endpoint: s3server.endpoint, gate, log: (l) => lines.push(l) });
+  proxies.push(proxy);
+  return { gate, proxy, lines };
+}
+
+/** The SDK clients a function's process gets: its own access key id, the proxy's endpoints. */
+function clientsOf(proxy: IamProxy, functionLogicalId: string) {
+  const credentials = { accessKeyId: accessKeyIdFor(functionLogicalId), secretAccessKey: 'function-secret', sessionToken: 'function-session' };
+  return {
+    db: new DynamoDBClient({ endpoint: proxy.dynamodbEndpoint, region: REGION, credentials, maxAttempts: 1 }),
+    s3: new S3Client({
+      endpoint: proxy.s3Endpoint,
+      region: REGION,
+      credentials,
+      forcePathStyle: true,
+      maxAttempts: 1,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    }),
+  };
+}
+
+/** Direct clients to the stand-ins, behind no gate: to see what a call did or did not change. */
+const direct = () => ({
+  db: new DynamoDBClient({ endpoint: dynamo.endpoint, region: REGION, credentials: { accessKeyId: 'direct', secretAccessKey: 'direct' } }),
+  s3: new S3Client({ endpoint: s3server.endpoint, region: REGION, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }),
+});
+
+/** A copy of the template with `action` removed from every statement of `functionLogicalId`'s role policies. */
+function without(t: CfnTemplate, functionLogicalId: string, action: string): CfnTemplate {
+  const copy = JSON.parse(JSON.stringify(t)) as CfnTemplate;
+  const role = copy.Resources[functionLogicalId].Properties!.Role['Fn::GetAtt'][0];
+  let removed = 0;
+  for (const r of Object.values(copy.Resources)) {
+    if (r.Type !== 'AWS::IAM::Policy' || !r.Properties!.Roles.some((x: { Ref: string }) => x.Ref === role)) continue;
+    for (const s of r.Properties!.PolicyDocument.Statement) {
+      const actions = ([] as string[]).concat(s.Action);
+      if (actions.includes(action)) {
+        s.Action = actions.filter((a) => a !== action);
+        removed++;
+      }
+    }
+  }
+  if (!removed) throw new Error(`${functionLogicalId} has no ${action} to remove`);
+  return copy;
+}
+
+const item = (pk: string, sk = 'INBOX') => ({ pk: { S: pk }, sk: { S: sk } });
+
+beforeAll(async () => {
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-iam-cdk-'));
+  dirs.push(outdir);
+  // Bundling skipped: the policies do not depend on the bundles, and synth stays under a minute.
+  const { app, stack } = createApp({
+    outdir,
+    context: { 'tempmail:domains': ['mail.tempmail.test', 'inbox.tempmail.test', 'box.tempmail.test'], 'aws:cdk:bundling-stacks': [] },
+  });
+  app.synth();
+  template = JSON.parse(fs.readFileSync(path.join(outdir, `${stack.artifactId}.template.json`), 'utf8'));
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-iam-s3-'));
+  dirs.push(dataDir);
+  [dynamo, s3server] = await Promise.all([
+    startDynamoDbLocal({ host: '127.0.0.1', port: await freePort() }, () => undefined),
+    startS3Local({ host: '127.0.0.1', port: await freePort(), directory: dataDir, bucket: BUCKET }, () => undefined),
+  ]);
+  await ensureTable(direct().db, TABLE);
+  await ensureBucket(direct().s3, BUCKET);
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all(proxies.map((p) => p.close()));
+  await Promise.all([dynamo?.stop(), s3server?.stop()]);
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+describe('the synthesized template', () => {
+  it('forwards a call its function is granted, and records it as evidence', async () => {
+    const { gate, proxy } = await gateFor(template);
+    const fn = fnId(template, 'CreateInboxFunction');
+    await clientsOf(proxy, fn).db.send(new PutItemCommand({ TableName: TABLE, Item: { ...item('iam#allowed'), note: { S: 'through the gate' } } }));
+    const stored = await direct().db.send(new GetItemCommand({ TableName: TABLE, Key: item('iam#allowed') }));
+    expect(stored.Item?.note?.S).toBe('through the gate');
+    expect(proxy.denied).toEqual([]);
+    const tableArn = `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${TABLE}`;
+    expect(gate.evidence.calls()).toEqual([expect.objectContaining({ functionLogicalId: fn, action: 'dynamodb:PutItem', resource: tableArn })]);
+    // The evidence against the grants: PutItem on the table was used; what CreateInbox never called is listed.
+    const unused = unusedGrants(template, gate.evidence.calls(), gate.resolve).filter((u) => u.functionLogicalId === fn);
+    expect(unused).not.toContainEqual(expect.objectContaining({ action: 'dynamodb:PutItem', resource: tableArn }));
+    expect(unused).toContainEqual(expect.objectContaining({ action: 'dynamodb:PutItem', resource: `${tableArn}/index/by_account` }));
+    expect(unused).toContainEqual(expect.objectContaining({ action: 'dynamodb:BatchGetItem', resource: tableArn }));
+  });
+
+  it('denies a function without a grant with AccessDeniedException, as DynamoDB does, and logs it', async () => {
+    const { proxy, lines } = await gateFor(template);
+    const fn = fnId(template, 'GetInboxFunction'); // table:read: no PutItem
+    const error = await clientsOf(proxy, fn).db.send(new PutItemCommand({ TableName: TABLE, Item: item('iam#read-only') })).catch((e: Error) => e);
+    expect((error as Error).name).toBe('AccessDeniedException');
+    expect((error as Error).message).toMatch(/is not authorized to perform: dynamodb:PutItem on resource: arn:aws:dynamodb:us-east-1:123456789012:table\//);
+    expect((await direct().db.send(new GetItemCommand({ TableName: TABLE, Key: item('iam#read-only') }))).Item).toBeUndefined();
+    expect(lines.join('\n')).toContain(`denied ${fn} dynamodb:PutItem on arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${TABLE}`);
+  });
+
+  it('checks a Query on an index against the index ARN', async () => {
+    const { gate, proxy } = await gateFor(template);
+    const fn = fnId(template, 'ListInboxesFunction');
+    await clientsOf(proxy, fn).db.send(
+      new QueryCommand({ TableName: TABLE, IndexName: 'by_account', KeyConditionExpression: 'account_id = :a', ExpressionAttributeValues: { ':a': { S: 'nobody' } } }),
+    );
+    expect(gate.evidence.calls().map((c) => c.resource)).toEqual([`arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${TABLE}/index/by_account`]);
+  });
+
+  it('refuses an access key id that belongs to no function', async () => {
+    const { proxy } = await gateFor(template);
+    const error = await clientsOf(proxy, 'NotAFunctionOfThisTemplate').db.send(new GetItemCommand({ TableName: TABLE, Key: item('x') })).catch((e: Error) => e);
+    expect((error as Error).name).toBe('UnrecognizedClientException');
+  });
+
+  it('denies an object read outside the granted prefix, and a listing of another prefix', async () => {
+    const { proxy } = await gateFor(template);
+    await direct().s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'inbound/raw-1', Body: 'raw mail' }));
+    await direct().s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'inboxes/i1/m1.eml', Body: 'stored mail' }));
+    const { s3 } = clientsOf(proxy, fnId(template, 'GetRawMessageFunction')); // s3:GetObject and ListBucket on inboxes/ only
+    const body = await (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'inboxes/i1/m1.eml' }))).Body!.transformToString();
+    expect(body).toBe('stored mail');
+    const read = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'inbound/raw-1' })).catch((e: Error) => e);
+    expect((read as Error).name).toBe('AccessDenied');
+    expect((read as Error).message).toContain('s3:GetObject');
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'inboxes/i1/' }));
+    expect(listed.Contents?.map((c) => c.Key)).toEqual(['inboxes/i1/m1.eml']);
+    const other = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'inbound/' })).catch((e: Error) => e);
+    expect((other as Error).name).toBe('AccessDenied');
+    const all = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET })).catch((e: Error) => e);
+    expect((all as Error).name).toBe('AccessDenied');
+  });
+
+  it('evaluates a presigned GET as the function that signed it', async () => {
+    const { proxy } = await gateFor(template);
+    await direct().s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'inboxes/i2/att.bin', Body: 'attachment' }));
+    const command = new GetObjectCommand({ Bucket: BUCKET, Key: 'inboxes/i2/att.bin' });
+    const granted = await getSignedUrl(clientsOf(proxy, fnId(template, 'GetMessageFunction')).s3, command, { expiresIn: 60 });
+    const ok = await fetch(granted);
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toBe('attachment');
+    const ungranted = await getSignedUrl(clientsOf(proxy, fnId(template, 'ListDomainsFunction')).s3, command, { expiresIn: 60 });
+    const refused = await fetch(ungranted);
+    expect(refused.status).toBe(403);
+    const xml = await refused.text();
+    expect(xml).toContain('<Code>AccessDenied</Code>');
+    expect(xml).toContain(`is not authorized to perform: s3:GetObject on resource: arn:aws:s3:::${BUCKET}/inboxes/i2/att.bin`);
+  });
+
+  it('deletes the granted keys of a multi-object delete and reports the others as AccessDenied', async () => {
+    const { proxy } = await gateFor(template);
+    await direct().s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'inboxes/i3/m.eml', Body: 'a' }));
+    await direct().s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'inbound/keep', Body: 'b' }));
+    const { s3 } = clientsOf(proxy, fnId(template, 'DeleteInboxFunction')); // s3:DeleteObject on inboxes/ only
+    const result = await s3.send(new DeleteObjectsCommand({ Bucket: BUCKET, Delete: { Objects: [{ Key: 'inboxes/i3/m.eml' }, { Key: 'inbound/keep' }] } }));
+    expect(result.Deleted?.map((d) => d.Key)).toEqual(['inboxes/i3/m.eml']);
+    expect(result.Errors).toEqual([expect.objectContaining({ Key: 'inbound/keep', Code: 'AccessDenied' })]);
+    const kept = await direct().s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'inbound/keep' }));
+    expect(await kept.Body!.transformToString()).toBe('b');
+    const gone = await direct().s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'inboxes/i3/m.eml' })).catch((e: Error) => e);
+    expect((gone as Error).name).toBe('NoSuchKey');
+  });
+
+  it('checks a copy against s3:GetObject on its source too', async () => {
+    const { gate, proxy } = await gateFor(template);
+    await direct().s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'inbound/raw-2', Body: 'copied' }));
+    const fn = fnId(template, 'Ingest');
+    await clientsOf(proxy, fn).s3.send(new CopyObjectCommand({ Bucket: BUCKET, Key: 'inboxes/i4/raw.eml', CopySource: `${BUCKET}/inbound/raw-2` }));
+    const copied = await direct().s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'inboxes/i4/raw.eml' }));
+    expect(await copied.Body!.transformToString()).toBe('copied');
+    expect(gate.evidence.calls().map((c) => `${c.action} ${c.resource}`).sort()).toEqual([
+      `s3:GetObject arn:aws:s3:::${BUCKET}/inbound/raw-2`,
+      `s3:PutObject arn:aws:s3:::${BUCKET}/inboxes/i4/raw.eml`,
+    ]);
+  });
+
+  it('streams a large object both ways unchanged', async () => {
+    const { proxy } = await gateFor(template);
+    const big = Buffer.alloc(24 * 1024 * 1024);
+    for (let i = 0; i < big.length; i += 4096) big.writeUInt32BE(i, i);
+    const fn = fnId(template, 'Ingest');
+    await clientsOf(proxy, fn).s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'inboxes/i5/big.bin', Body: big }));
+    const back = await clientsOf(proxy, fn).s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'inboxes/i5/big.bin' }));
+    const bytes = Buffer.from(await back.Body!.transformToByteArray());
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(createHash('sha256').update(big).digest('hex'));
+  });
+});
+
+describe('a copy of the template with one action removed', () => {
+  it('denies the call that needs it: PutItem gone from CreateInbox', async () => {
+    const fn = fnId(template, 'CreateInboxFunction');
+    const { proxy } = await gateFor(without(template, fn, 'dynamodb:PutItem'));
+    const error = await clientsOf(proxy, fn).db.send(new PutItemCommand({ TableName: TABLE, Item: item('iam#edited') })).catch((e: Error) => e);
+    expect((error as Error).name).toBe('AccessDeniedException');
+    expect((error as Error).message).toContain('dynamodb:PutItem');
+    expect((await direct().db.send(new GetItemCommand({ TableName: TABLE, Key: item('iam#edited') }))).Item).toBeUndefined();
+    // The same call with the real template goes through.
+    const real = await gateFor(template);
+    await clientsOf(real.proxy, fn).db.send(new PutItemCommand({ TableName: TABLE, Item: item('iam#edited') }));
+  });
+
+  it('checks each item of a transaction with its own action: a ConditionCheck needs ConditionCheckItem', async () => {
+    const fn = fnId(template, 'Ingest');
+    const { proxy } = await gateFor(without(template, fn, 'dynamodb:ConditionCheckItem'));
+    const { db } = clientsOf(proxy, fn);
+    const put = { Put: { TableName: TABLE, Item: item('iam#tx', 'MSG') } };
+    const check = { ConditionCheck: { TableName: TABLE, Key: item('iam#allowed'), ConditionExpression: 'attribute_exists(pk)' } };
+    const error = await db.send(new TransactWriteItemsCommand({ TransactItems: [put, check] })).catch((e: Error) => e);
+    expect((error as Error).name).toBe('AccessDeniedException');
+    expect((error as Error).message).toContain('dynamodb:ConditionCheckItem');
+    expect((await direct().db.send(new GetItemCommand({ TableName: TABLE, Key: item('iam#tx', 'MSG') }))).Item).toBeUndefined();
+    await db.send(new TransactWriteItemsCommand({ TransactItems: [put] }));
+    expect((await direct().db.send(new GetItemCommand({ TableName: TABLE, Key: item('iam#tx', 'MSG') }))).Item).toBeDefined();
+  });
+});
+
+describe('streaming', () => {
+  /**
+   * Against an upstream that answers only after it has seen the first part of the body, and a client that sends the
+   * rest only after that answer has begun: a proxy that buffered either way would never complete (the test would
+   * time out); one that streams passes.
+   */
+  it('passes the body on before it has all arrived, and the answer before it is complete', async () => {
+    let sawFirstPart: () => void = () => undefined;
+    const firstPartArrived = new Promise<void>((resolve) => (sawFirstPart = resolve));
+    let allowRest: () => void = () => undefined;
+    const rest = new Promise<void>((resolve) => (allowRest = resolve));
+    const upstream = http.createServer((req, res) => {
+      req.once('data', () => sawFirstPart());
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.write('head-of-answer;');
+      void rest.then(() => req.on('end', () => res.end('tail-of-answer')).resume());
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const gate = createIamGate({ template, region: REGION, accountId: ACCOUNT });
+      const proxy = await startIamProxy({ s3Endpoint: `http://127.0.0.1:${(upstream.address() as { port: number }).port}`, gate, log: () => undefined });
+      proxies.push(proxy);
+      const fn = fnId(template, 'Ingest');
+      const bucket = gate.resolve(idOfType(template, 'AWS::S3::Bucket', /^TempMailStorageMail[0-9A-F]{8}$/));
+      const answer = await new Promise<string>((resolve, reject) => {
+        const req = http.request(`${proxy.s3Endpoint}/${bucket}/inboxes/s/stream.bin`, {
+          method: 'PUT',
+          headers: { authorization: `AWS4-HMAC-SHA256 Credential=${accessKeyIdFor(fn)}/20260101/${REGION}/s3/aws4_request, SignedHeaders=host, Signature=0`, 'transfer-encoding': 'chunked' },
+        });
+        req.on('response', (res) => {
+          if (res.statusCode !== 200) return reject(new Error(`the proxy answered ${res.statusCode}`));
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => {
+            text += d;
+            if (text === 'head-of-answer;') {
+              allowRest();
+              req.end('second part');
+            }
+          });
+          res.on('end', () => resolve(text));
+        });
+        req.on('error', reject);
+        req.write('first part;');
+      });
+      await firstPartArrived;
+      expect(answer).toBe('head-of-answer;tail-of-answer');
+    } finally {
+      upstream.closeAllConnections();
+      upstream.close();
+    }
+  });
+});
