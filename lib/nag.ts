@@ -34,6 +34,8 @@ export const NAG_REASONS = {
     "This queue is the ingest function's on-failure destination, i.e. it is the dead-letter queue; a dead-letter queue for it would add nothing.",
   'AwsSolutions-SQS3[webhook dead letters]':
     'This queue is the dead-letter queue of the webhook delivery queue (and the dispatcher stream\'s on-failure destination); a dead-letter queue for it would add nothing.',
+  'AwsSolutions-SQS3[cleanup dead letters]':
+    "This queue is the inbox cleanup stream's on-failure destination, i.e. it is the dead-letter queue; a dead-letter queue for it would add nothing.",
 } as const;
 
 export type NagRule = keyof typeof NAG_REASONS;

@@ -4,6 +4,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { PAID_PLANS } from '../lambdas/core/plans';
 import { Api } from './api';
+import { InboxCleanup } from './cleanup';
 import { MailIngest } from './mail-ingest';
 import { Observability } from './observability';
 import { OUTPUTS } from './outputs';
@@ -58,6 +59,7 @@ export class TempMailService extends Construct {
   readonly mail: MailIngest;
   readonly observability: Observability;
   readonly webhooks: Webhooks;
+  readonly cleanup: InboxCleanup;
 
   constructor(scope: Construct, id: string, props: TempMailServiceProps) {
     super(scope, id);
@@ -78,12 +80,13 @@ export class TempMailService extends Construct {
       reservedConcurrency: concurrency.ingest,
       sesReceivingRegions: props.sesReceivingRegions,
     });
+    this.cleanup = new InboxCleanup(this, 'Cleanup', data);
     this.observability = new Observability(this, 'Observability', {
       restApi: this.api.restApi,
       ingestFunction: this.mail.ingestFunction,
       deadLetters: this.mail.deadLetters,
       alarmEmail: props.alarmEmail,
-      moreAlarms: [this.webhooks.deadLetterDepth],
+      moreAlarms: [this.webhooks.deadLetterDepth, this.cleanup.deadLetterDepth],
     });
 
     if (props.outputs === false) return;

@@ -86,6 +86,12 @@ export const WEBHOOK_DISPATCHER_HANDLER = 'webhooks/dispatcher';
 export const WEBHOOK_DISPATCHER_ACCESS: readonly Access[] = ['table:read', 'deliveries:send'];
 export const WEBHOOK_SENDER_HANDLER = 'webhooks/sender';
 export const WEBHOOK_SENDER_ACCESS: readonly Access[] = ['table:read', 'table:write', 'secrets:open', 'deliveries:send', 'deliveries:dead-letter'];
+/**
+ * Deletes a removed inbox's objects (the table's stream on AWS: DynamoDB's TTL deletes items, never objects). It lists
+ * and deletes under `inboxes/` only.
+ */
+export const INBOX_CLEANUP_HANDLER = 'cleanup/inbox-objects';
+export const INBOX_CLEANUP_ACCESS: readonly Access[] = ['bucket:delete'];
 export const AUTHORIZER_HANDLER = 'api/authorizer';
 /** The authorizer reads one key record by its hash. */
 export const AUTHORIZER_ACCESS: readonly Access[] = ['table:get'];

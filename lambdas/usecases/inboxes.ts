@@ -82,6 +82,16 @@ export async function removeInbox(ctx: AppContext, inbox: InboxRecord): Promise<
 }
 
 /**
+ * Deletes the objects of an inbox whose item is gone (AWS: its REMOVE on the table's stream, after DynamoDB's TTL or
+ * a DELETE removed it), so that raw mail and attachments go with their inbox instead of at the bucket's lifecycle
+ * expiry, up to a month later. The number of objects deleted; none for an id that names no inbox.
+ */
+export async function removeInboxObjects(ctx: AppContext, inboxId: string): Promise<number> {
+  if (!INBOX_ID.test(inboxId)) return 0;
+  return ctx.stores.blobs.deletePrefix(blobKeys.inbox(inboxId));
+}
+
+/**
  * DELETE, in steps that can be resumed: first the inbox is marked deleting and its address freed (it is gone for its
  * owner from then on), then its objects and messages are removed, for at most `deleteBudgetMs`, then the inbox.
  * A large inbox may not finish inside one request: it answers all the same, and a retried DELETE (200, not 404)

@@ -16,8 +16,9 @@ let stack: StackHandle;
 
 beforeAll(async () => {
   const built = await bundleLambdas(bundleDir);
-  // One per handler: the routes' (the viewer's two share none), the authorizer, ingest, the webhook dispatcher and sender.
-  expect(built).toHaveLength(new Set(ROUTES.map((r) => r.handler)).size + 4);
+  // One per handler: the routes' (the viewer's two share none), the authorizer, ingest, the webhook dispatcher and
+  // sender, the inbox cleanup.
+  expect(built).toHaveLength(new Set(ROUTES.map((r) => r.handler)).size + 5);
   stack = await startStack({ env: { TEMPMAIL_BUNDLE_DIR: bundleDir } });
 }, 120_000);
 afterAll(async () => {

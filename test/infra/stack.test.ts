@@ -103,7 +103,7 @@ function statementsOf(fn: { props: Record<string, any> }): Record<string, any>[]
 describe('functions', () => {
   it('has exactly one function per route, plus the authorizer and ingest, all ARM64 on the pinned runtime', () => {
     const fns = ourFunctions();
-    expect(Object.keys(fns).sort()).toEqual([...ROUTES.map((r) => functionId(r.name)), 'Authorizer', 'Ingest', 'RuleSetActivationHandler', 'WebhooksDispatcher', 'WebhooksSender'].sort());
+    expect(Object.keys(fns).sort()).toEqual([...ROUTES.map((r) => functionId(r.name)), 'Authorizer', 'CleanupInboxObjects', 'Ingest', 'RuleSetActivationHandler', 'WebhooksDispatcher', 'WebhooksSender'].sort());
     expect(LAMBDA_RUNTIME.name).toBe('nodejs22.x');
     for (const [id, fn] of Object.entries(fns)) {
       if (id === 'RuleSetActivationHandler') continue; // deploy-time only: no table, bucket or domains
@@ -401,7 +401,7 @@ describe('mail ingest', () => {
 
   it('notifies an SNS topic from every alarm (in alarm and back to OK), with the e-mail subscription from context', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm') as Record<string, Resource>).map((r) => r.Properties);
-    expect(alarms).toHaveLength(5); // API 5xx, ingest errors, ingest dead letters (depth, age), webhook dead letters
+    expect(alarms).toHaveLength(6); // API 5xx, ingest errors, ingest dead letters (depth, age), webhook dead letters, cleanup dead letters
     const topic = Object.keys(template.findResources('AWS::SNS::Topic'));
     expect(topic).toHaveLength(1);
     for (const alarm of alarms) {

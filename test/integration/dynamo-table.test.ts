@@ -1,18 +1,23 @@
 /**
  * What the DynamoDB table itself holds, item by item, where the ports' contract (test/contract) cannot see it: the
- * TTL attribute DynamoDB removes items by. DynamoDB Local and the S3 server, started for this file.
+ * TTL attribute DynamoDB removes items by; and what the table's stream sets off: an inbox's objects deleted when its
+ * item is removed. DynamoDB Local and the S3 server, started for this file.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DescribeTimeToLiveCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { handler as cleanupHandler } from '../../lambdas/cleanup/inbox-objects';
+import { blobKeys } from '../../lambdas/core/ports';
 import { appConfig } from '../../lambdas/config/app-config';
 import { lifetime, REMOVAL_GRACE_SECONDS, utcDay } from '../../lambdas/core/inbox';
 import { documentClient, standInSettings } from '../../lambdas/store/clients';
 import { keys } from '../../lambdas/store/dynamo-inbox-store';
 import { EXPIRY_ATTRIBUTE, TTL_ATTRIBUTE } from '../../lambdas/store/table-layout';
-import { appContext, type AppContext } from '../../lambdas/usecases/context';
+import { appContext, installContext, type AppContext } from '../../lambdas/usecases/context';
 import { ensureBucket, ensureTable } from '../../local/bootstrap';
 import { LOCAL_BUCKET, LOCAL_TABLE } from '../../local/config';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
@@ -42,6 +47,7 @@ beforeAll(async () => {
   doc = documentClient(dynamo.endpoint);
 });
 afterAll(async () => {
+  installContext(undefined);
   await ctx?.stores.close();
   await Promise.all([dynamo?.stop(), s3?.stop()]);
   fs.rmSync(dataDir, { recursive: true, force: true });
@@ -95,5 +101,49 @@ describe('the TTL attribute', () => {
     expect(await ctx.stores.inboxes.putMessage(message(expired, 1), expired, utcDay(), 100)).toBe('gone');
     expect((await ctx.stores.inboxes.inboxesExpiredBy(Math.floor(Date.now() / 1000))).map((i) => i.id)).toContain(expired.id);
     expect(await ctx.stores.inboxes.createInbox(inboxRecord({ email: expired.email }))).toBe(true);
+  });
+});
+
+describe("an inbox item's REMOVE on the stream", () => {
+  /** A stream record as DynamoDB sends it when an item is removed (by TTL: the service is the deleter). */
+  const removal = (key: { pk: string; sk: string }, oldImage: Record<string, unknown>, n: number): DynamoDBRecord => ({
+    eventID: `e${n}`,
+    eventName: 'REMOVE',
+    eventSource: 'aws:dynamodb',
+    dynamodb: { Keys: marshall(key) as never, OldImage: marshall({ ...key, ...oldImage }, { removeUndefinedValues: true }) as never, SequenceNumber: String(n), StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' },
+  } as DynamoDBRecord);
+
+  it("deletes the removed inbox's objects and only them", async () => {
+    installContext(ctx);
+    const gone = inboxRecord();
+    const kept = inboxRecord();
+    const mails = [gone, kept].map((inbox) => message(inbox, 1));
+    for (const [i, inbox] of [gone, kept].entries()) {
+      await ctx.stores.inboxes.createInbox(inbox);
+      await ctx.stores.inboxes.putMessage(mails[i], inbox, utcDay(), 100);
+      await ctx.stores.blobs.put(blobKeys.raw(inbox.id, mails[i].id), 'raw mail', 'message/rfc822');
+      await ctx.stores.blobs.put(blobKeys.attachment(inbox.id, mails[i].id, 'att_1'), 'attached', 'application/octet-stream');
+    }
+    // What TTL does: the items go, the objects stay.
+    const item = (await doc.send(new GetCommand({ TableName: LOCAL_TABLE, Key: keys.inbox(gone.id) }))).Item!;
+    await doc.send(new DeleteCommand({ TableName: LOCAL_TABLE, Key: keys.inbox(gone.id) }));
+    await doc.send(new DeleteCommand({ TableName: LOCAL_TABLE, Key: keys.message(gone.id, mails[0].id) }));
+    expect(await ctx.stores.blobs.list(blobKeys.inbox(gone.id))).toHaveLength(2);
+
+    const event: DynamoDBStreamEvent = {
+      Records: [
+        // A message item removed: not an inbox, nothing to do.
+        removal(keys.message(kept.id, mails[1].id), {}, 1),
+        removal(keys.inbox(gone.id), item, 2),
+      ],
+    };
+    expect(await cleanupHandler(event)).toEqual({ batchItemFailures: [] });
+    expect(await ctx.stores.blobs.list(blobKeys.inbox(gone.id))).toEqual([]);
+    expect((await ctx.stores.blobs.list(blobKeys.inbox(kept.id))).sort()).toEqual(
+      [blobKeys.attachment(kept.id, mails[1].id, 'att_1'), blobKeys.raw(kept.id, mails[1].id)].sort(),
+    );
+    // A record delivered again finds nothing left, and succeeds.
+    expect(await cleanupHandler({ Records: [removal(keys.inbox(gone.id), item, 3)] })).toEqual({ batchItemFailures: [] });
   });
 });

@@ -1,0 +1,46 @@
+/**
+ * The table's stream → an inbox's objects deleted. DynamoDB's TTL removes an expired inbox's items but no object, and
+ * the bucket's lifecycle rule is one expiry for every plan (the longest inbox a plan allows, about a month): without
+ * this, a 1-hour inbox's raw mail and attachments stayed a month more. The event source mapping passes only REMOVEs
+ * of inbox items (lib/cleanup.ts), by TTL or by DELETE /v1/inboxes (which deleted the objects already: listing its
+ * prefix again finds nothing); they are checked again here. The lifecycle rule stays as the backstop.
+ * Records that fail are reported back (partial batch response), so only they are retried.
+ */
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { logger } from '../http/logger';
+import { keys } from '../store/dynamo-inbox-store';
+import { currentContext, type AppContext } from '../usecases/context';
+import { removeInboxObjects } from '../usecases/inboxes';
+
+/** The inbox item's keys, from the table layout's one statement of them (lib/cleanup.ts filters on the sort key). */
+export const INBOX_SK = keys.inbox('').sk;
+const INBOX_PK_PREFIX = keys.inbox('').pk;
+
+/** The id of the inbox a record removed, or null for any other record. */
+export function removedInbox(record: DynamoDBRecord): string | null {
+  const pk = record.dynamodb?.Keys?.pk?.S ?? '';
+  if (record.eventName !== 'REMOVE' || record.dynamodb?.Keys?.sk?.S !== INBOX_SK || !pk.startsWith(INBOX_PK_PREFIX)) return null;
+  return pk.slice(INBOX_PK_PREFIX.length);
+}
+
+export async function cleanRecord(ctx: AppContext, record: DynamoDBRecord): Promise<number> {
+  const inboxId = removedInbox(record);
+  return inboxId ? removeInboxObjects(ctx, inboxId) : 0;
+}
+
+export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+  const ctx = currentContext();
+  const failures: { itemIdentifier: string }[] = [];
+  for (const record of event.Records) {
+    try {
+      const deleted = await cleanRecord(ctx, record);
+      if (deleted > 0) logger.info('objects of a removed inbox deleted', { inboxId: removedInbox(record), deleted });
+    } catch (error) {
+      logger.error('deleting the objects of a removed inbox failed; the record will be retried', { eventId: record.eventID, error: error as Error });
+      // Stream batches are ordered: report this one and stop, the rest are retried after it.
+      failures.push({ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' });
+      break;
+    }
+  }
+  return { batchItemFailures: failures };
+};
