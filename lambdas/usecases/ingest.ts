@@ -205,12 +205,16 @@ export async function deliverMessage(ctx: AppContext, mail: InboundMail): Promis
   }
   const parsed = await parseMail(raw, { envelopeFrom: mail.envelopeFrom });
 
+  // The attachments, once stored for one inbox: copied from there for the next (S3 copies server-side) instead of
+  // uploaded again. Each inbox still has copies of its own under its prefix, so deleting an inbox or a message
+  // deletes its prefix and nothing another inbox holds.
+  let attachmentSources: string[] | undefined;
   for (const { recipient, inbox } of targets) {
     const messageId = messageIdFrom(`${mail.mailId}\n${inbox.id}`, mail.receivedAtMs);
     let degraded: string | undefined;
     let stored: Awaited<ReturnType<typeof storeMessage>>;
     try {
-      stored = await storeMessage(ctx, inbox, messageId, rawKey, parsed, raw.length, mail);
+      stored = await storeMessage(ctx, inbox, messageId, rawKey, parsed, raw.length, mail, attachmentSources);
     } catch (error) {
       if (isTransient(error)) throw error;
       // It would fail the same way on every retry: store what surely fits, from the raw headers.
@@ -218,11 +222,13 @@ export async function deliverMessage(ctx: AppContext, mail: InboundMail): Promis
       await ctx.stores.blobs.deletePrefix(blobKeys.message(inbox.id, messageId));
       stored = await storeMessage(ctx, inbox, messageId, rawKey, minimalParse(raw, { envelopeFrom: mail.envelopeFrom }, degraded), raw.length, mail);
     }
-    const { result, record } = stored;
+    const { result, record, attachmentKeys } = stored;
     if (result === 'quota' || result === 'gone') {
       await ctx.stores.blobs.deletePrefix(blobKeys.message(inbox.id, messageId));
       outcomes.push({ recipient, outcome: result === 'quota' ? 'quota' : 'expired-inbox' });
     } else {
+      // Only a stored message's copies are sources: a message refused (quota, gone) has had its prefix deleted.
+      if (!degraded && !attachmentSources) attachmentSources = attachmentKeys;
       // Webhooks, in the local form (on AWS the table's stream reports the insert). A duplicate is reported again:
       // the first report may have been cut off by the crash that made this a retry; its event id is the same.
       await ctx.events?.messageStored(record, inbox);
@@ -233,10 +239,10 @@ export async function deliverMessage(ctx: AppContext, mail: InboundMail): Promis
 }
 
 /** Writes the message's objects, then its item (with the inbox's count and the day's usage). */
-async function storeMessage(ctx: AppContext, inbox: InboxRoute, messageId: string, rawKey: string, parsed: ParsedMail, size: number, mail: InboundMail) {
-  const record = await storeBlobs(ctx, inbox, messageId, rawKey, parsed, size, mail);
+async function storeMessage(ctx: AppContext, inbox: InboxRoute, messageId: string, rawKey: string, parsed: ParsedMail, size: number, mail: InboundMail, attachmentSources?: string[]) {
+  const { record, attachmentKeys } = await storeBlobs(ctx, inbox, messageId, rawKey, parsed, size, mail, attachmentSources);
   const result = await ctx.stores.inboxes.putMessage(record, inbox, utcDay(mail.receivedAtMs), ctx.settings.plans[inbox.plan].emails_per_day);
-  return { result, record };
+  return { result, record, attachmentKeys };
 }
 
 /** Codes and links of a parse, found once however many inboxes the mail goes to. */
@@ -247,8 +253,21 @@ function extracted(parsed: ParsedMail) {
   return result;
 }
 
-/** Writes the message's objects (raw copy, attachments, the body object when needed) and returns the item to store. */
-async function storeBlobs(ctx: AppContext, inbox: InboxRoute, messageId: string, rawKey: string, parsed: ParsedMail, size: number, mail: InboundMail): Promise<MessageRecord> {
+/**
+ * Writes the message's objects (raw copy, attachments, the body object when needed) and returns the item to store
+ * and where the attachments now are (the item lists them only while its detail is inline).
+ * `attachmentSources`: where the attachments are stored already (another inbox's copies of this mail), in order.
+ */
+async function storeBlobs(
+  ctx: AppContext,
+  inbox: InboxRoute,
+  messageId: string,
+  rawKey: string,
+  parsed: ParsedMail,
+  size: number,
+  mail: InboundMail,
+  attachmentSources?: string[],
+): Promise<{ record: MessageRecord; attachmentKeys: string[] }> {
   const { blobs } = ctx.stores;
   const raw = blobKeys.raw(inbox.id, messageId);
   const copied = blobs.copy(rawKey, raw);
@@ -256,7 +275,10 @@ async function storeBlobs(ctx: AppContext, inbox: InboxRoute, messageId: string,
     parsed.attachments.slice(0, MESSAGE_CAPS.attachments).map(async (a, i) => {
       const id = `att_${i + 1}`;
       const key = blobKeys.attachment(inbox.id, messageId, id);
-      await blobs.put(key, a.content, a.content_type);
+      const source = attachmentSources?.[i];
+      // A copy that fails (its source deleted meanwhile with its inbox) is an upload after all.
+      if (source) await blobs.copy(source, key).catch(() => blobs.put(key, a.content, a.content_type));
+      else await blobs.put(key, a.content, a.content_type);
       return { id, filename: boundedFileName(a.filename), content_type: a.content_type.slice(0, 200), size: a.size, content_id: a.content_id?.slice(0, 998) ?? null, key };
     }),
   );
@@ -291,5 +313,5 @@ async function storeBlobs(ctx: AppContext, inbox: InboxRoute, messageId: string,
   );
   if (body !== null) await blobs.put(record.body_key!, body, 'application/json');
   await copied;
-  return record;
+  return { record, attachmentKeys: attachments.map((a) => a.key) };
 }

@@ -12,7 +12,7 @@ import { appContext, type AppContext } from '../../lambdas/usecases/context';
 import { acceptInbound, finishInbound, ingestInbound, newMailId, pendingInbound, type Envelope } from '../../lambdas/usecases/inbound';
 import { createInbox, deleteInbox, ownedInbox, sweepExpired } from '../../lambdas/usecases/inboxes';
 import { admitMail, admitRecipient, QuotaReservations } from '../../lambdas/usecases/ingest';
-import { getMessage, listMessages } from '../../lambdas/usecases/messages';
+import { deleteMessage, getMessage, listMessages } from '../../lambdas/usecases/messages';
 
 let ctx: AppContext;
 let dataDir: string;
@@ -152,4 +152,67 @@ it('sweeps inboxes an hour after they expired, with their objects; "inbox expire
   expect(await ctx.stores.inboxes.getInbox(inbox.id)).toBeNull();
   expect(await ctx.stores.blobs.list(blobKeys.inbox(inbox.id))).toEqual([]);
   await expect(ownedInbox(ctx, owner, inbox.id)).rejects.toMatchObject({ status: 404, message: `inbox not found: ${inbox.id}` });
+});
+
+describe("a mail to several inboxes: each keeps copies of its own of the mail's attachments", () => {
+  const mime = [
+    'From: shop@example.com',
+    'Subject: two files',
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/mixed; boundary="b"',
+    '',
+    '--b',
+    'Content-Type: text/plain',
+    '',
+    'see attached',
+    '--b',
+    'Content-Type: text/plain; name="one.txt"',
+    'Content-Disposition: attachment; filename="one.txt"',
+    '',
+    'first file',
+    '--b',
+    'Content-Type: application/pdf; name="two.pdf"',
+    'Content-Disposition: attachment; filename="two.pdf"',
+    'Content-Transfer-Encoding: base64',
+    '',
+    Buffer.from('%PDF-1.4 second file').toString('base64'),
+    '--b--',
+    '',
+  ].join('\r\n');
+  const isAttachment = (key: string) => /\/att_\d+$/.test(key);
+  const attachmentsOf = async (inboxId: string) => {
+    const [summary] = (await listMessages(ctx, owner, inboxId, {})).messages;
+    const keys = [blobKeys.attachment(inboxId, summary.id, 'att_1'), blobKeys.attachment(inboxId, summary.id, 'att_2')];
+    return { messageId: summary.id, bodies: await Promise.all(keys.map(async (key) => (await ctx.stores.blobs.get(key))?.toString('utf8') ?? null)) };
+  };
+
+  it('uploads them once and copies them for each further inbox (S3 copies server-side); deleting one inbox or message leaves the others', async () => {
+    const inboxes = await Promise.all([0, 1, 2].map(() => createInbox(ctx, owner, {})));
+    const puts = jest.spyOn(ctx.stores.blobs, 'put');
+    const copies = jest.spyOn(ctx.stores.blobs, 'copy');
+    try {
+      expect((await receive(inboxes.map((i) => i.email), mime)).map((o) => o.outcome)).toEqual(['stored', 'stored', 'stored']);
+      expect(puts.mock.calls.filter(([key]) => isAttachment(key))).toHaveLength(2);
+      expect(copies.mock.calls.filter(([, to]) => isAttachment(to))).toHaveLength(4);
+    } finally {
+      puts.mockRestore();
+      copies.mockRestore();
+    }
+    for (const inbox of inboxes) expect((await attachmentsOf(inbox.id)).bodies).toEqual(['first file', '%PDF-1.4 second file']);
+    const first = await attachmentsOf(inboxes[0].id);
+    await deleteMessage(ctx, owner, inboxes[0].id, first.messageId);
+    await deleteInbox(ctx, owner, inboxes[1].id);
+    expect(await ctx.stores.blobs.list(blobKeys.inbox(inboxes[0].id))).toEqual([]);
+    expect(await ctx.stores.blobs.list(blobKeys.inbox(inboxes[1].id))).toEqual([]);
+    expect((await attachmentsOf(inboxes[2].id)).bodies).toEqual(['first file', '%PDF-1.4 second file']);
+  });
+
+  it('uploads them again when the inbox they were stored for first could not take the mail (its copies are deleted)', async () => {
+    const full: Caller = { account_id: 'acct_dev_full', plan: 'dev' };
+    const fullInbox = await createInbox(ctx, full, {});
+    for (let i = 0; i < 3; i++) await receive([fullInbox.email], `Subject: filler ${i}\r\n\r\nx\r\n`); // the dev plan's day here: 3
+    const other = await createInbox(ctx, owner, {});
+    expect((await receive([fullInbox.email, other.email], mime)).map((o) => o.outcome)).toEqual(['quota', 'stored']);
+    expect((await attachmentsOf(other.id)).bodies).toEqual(['first file', '%PDF-1.4 second file']);
+  });
 });
