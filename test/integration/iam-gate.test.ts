@@ -4,6 +4,7 @@
  * proxy. One copy of the template has one action removed from one function (as a hand edit would), to show the
  * call that needs it denied the way AWS denies it.
  */
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -28,8 +29,11 @@ import {
   accessKeyIdFor,
   createIamGate,
   createResolver,
+  explainUnused,
   startIamProxy,
+  UNUSED_GRANT_REASONS,
   unusedGrants,
+  writeEvidence,
   type CfnTemplate,
   type IamGate,
   type IamProxy,
@@ -252,6 +256,33 @@ describe('the synthesized template', () => {
     const back = await clientsOf(proxy, fn).s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'inboxes/i5/big.bin' }));
     const bytes = Buffer.from(await back.Body!.transformToByteArray());
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(createHash('sha256').update(big).digest('hex'));
+  });
+});
+
+describe('the unused-grant report', () => {
+  it('has each written reason match a grant of the synthesized template (no reason outlives its grant)', () => {
+    const gate = createIamGate({ template, region: REGION, accountId: ACCOUNT });
+    const everything = unusedGrants(template, [], gate.resolve); // no calls: every grant unused
+    for (const reason of UNUSED_GRANT_REASONS) {
+      const { explained } = explainUnused(everything, [reason]);
+      expect({ reason: reason.reason, matched: explained.length > 0 }).toEqual({ reason: reason.reason, matched: true });
+    }
+  });
+
+  it("lists, from a run's evidence file, the grants no call used: reasoned, or EXCESS with exit code 1", async () => {
+    const { gate, proxy } = await gateFor(template);
+    const fn = fnId(template, 'GetInboxFunction');
+    await clientsOf(proxy, fn).db.send(new GetItemCommand({ TableName: TABLE, Key: item('iam#report') }));
+    const file = path.join(dirs[0], 'evidence.json');
+    writeEvidence(file, gate.snapshot());
+    const run = spawnSync(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(__dirname, '../../scripts/iam-unused-grants.ts'), file], { encoding: 'utf8' });
+    expect(run.status).toBe(1);
+    const tableArn = `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${TABLE}`;
+    const section = run.stdout.split(/\n(?=\S)/).find((s) => s.startsWith(fn))!;
+    expect(section).toContain(`EXCESS   dynamodb:Query on ${tableArn}\n`);
+    expect(section).toContain(`EXCESS   dynamodb:GetItem on ${tableArn}/index/by_account`);
+    expect(section).not.toContain(`dynamodb:GetItem on ${tableArn}\n`); // the one call made
+    expect(section).toMatch(/reasoned logs:PutLogEvents on \*\n\s+AWSLambdaBasicExecutionRole/);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { accessKeyIdFor, createResolver, functionForAccessKeyId, identityPolicies, resolveIntrinsics, unusedGrants, type CfnTemplate } from '../../local/aws/iam';
+import { accessKeyIdFor, createResolver, explainUnused, functionForAccessKeyId, identityPolicies, resolveIntrinsics, unusedGrants, type CfnTemplate } from '../../local/aws/iam';
 import { accessKeyIdOf, copySource, deleteKeys, dynamodbChecks, s3Checks, s3Target } from '../../local/aws/iam/requests';
 
 const place = { region: 'eu-west-1', accountId: '111122223333' };
@@ -154,6 +154,25 @@ describe('unused grants', () => {
       'logs:CreateLogGroup *',
       'logs:CreateLogStream *',
       'logs:PutLogEvents *',
+    ]);
+  });
+});
+
+describe('reasons for unused grants', () => {
+  it('explains what only the Lambda service calls, and leaves the rest as excess', () => {
+    const grant = (functionLogicalId: string, action: string, resource: string) => ({ functionLogicalId, action, resource, policy: 'p' });
+    const { explained, unexplained } = explainUnused([
+      grant('TempMailApiGetInboxFunctionE6D6D084', 'logs:PutLogEvents', '*'),
+      grant('TempMailWebhooksSender0FCB2FE6', 'sqs:ReceiveMessage', 'arn:aws:sqs:us-east-1:1:TempMail-TempMailWebhooksDeliveries8FF47D2A'),
+      grant('TempMailWebhooksSender0FCB2FE6', 'sqs:ReceiveMessage', 'arn:aws:sqs:us-east-1:1:TempMail-TempMailWebhooksDeliveryDeadLettersD1E129FA'),
+      grant('TempMailIngest8F6057E9', 'sqs:SendMessage', 'arn:aws:sqs:us-east-1:1:TempMail-TempMailDeadLetters49A85558'),
+      grant('TempMailApiGetInboxFunctionE6D6D084', 'dynamodb:BatchGetItem', table('t')),
+    ]);
+    expect(explained.map((g) => g.action)).toEqual(['logs:PutLogEvents', 'sqs:ReceiveMessage', 'sqs:SendMessage']);
+    expect(explained.every((g) => g.reason.length > 40)).toBe(true);
+    expect(unexplained.map((g) => `${g.action} ${g.resource.split(':').pop()}`)).toEqual([
+      'sqs:ReceiveMessage TempMail-TempMailWebhooksDeliveryDeadLettersD1E129FA', // the sender's poller never reads the dead letters
+      'dynamodb:BatchGetItem table/t',
     ]);
   });
 });

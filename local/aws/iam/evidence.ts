@@ -3,7 +3,8 @@
  * role grants. A grant (one action on one resource pattern of an Allow statement) that no recorded call used is
  * either excess, to remove from lib/, or needed for a reason no local call can show (reasons.ts says which).
  */
-import { functionIds, identityPolicies, type CfnTemplate, type PolicyStatement, type Resolver } from './template';
+import fs from 'node:fs';
+import { functionIds, identityPolicies, type CfnTemplate, type NamedPolicy, type PolicyStatement, type Resolver } from './template';
 
 export interface RecordedCall {
   functionLogicalId: string;
@@ -50,8 +51,25 @@ export function wildcardMatch(pattern: string, value: string, ignoreCase = false
 const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
 /**
+ * What a run proved, in one file a report can read without the runner: each function's policies as the gate
+ * resolved them (so granted and called ARNs name the same local resources) and the calls it allowed.
+ */
+export interface EvidenceSnapshot {
+  policies: Record<string, NamedPolicy[]>;
+  calls: RecordedCall[];
+}
+
+export function writeEvidence(file: string, snapshot: EvidenceSnapshot): void {
+  fs.writeFileSync(file, `${JSON.stringify(snapshot, null, 1)}\n`, { mode: 0o600 });
+}
+
+export function readEvidence(file: string): EvidenceSnapshot {
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as EvidenceSnapshot;
+}
+
+/**
  * Per function, each granted (action, resource pattern) of its role's Allow statements that no recorded call
- * matched. `resolve` must be the one the recording gate used, so that granted and called ARNs name the same things. NotAction / NotResource statements are reported whole (their grant cannot be enumerated).
+ * matched. `resolve` must be the one the recording gate used, so that granted and called ARNs name the same things.
  */
 export function unusedGrants(
   template: CfnTemplate,
@@ -59,10 +77,15 @@ export function unusedGrants(
   resolve: Resolver,
   functions: readonly string[] = functionIds(template),
 ): UnusedGrant[] {
+  return unusedGrantsOf({ policies: Object.fromEntries(functions.map((fn) => [fn, identityPolicies(template, fn, resolve)])), calls: [...recorded] });
+}
+
+/** The same from a snapshot. NotAction / NotResource statements are reported whole (they cannot be enumerated). */
+export function unusedGrantsOf(snapshot: EvidenceSnapshot): UnusedGrant[] {
   const unused: UnusedGrant[] = [];
-  for (const fn of functions) {
-    const calls = recorded.filter((c) => c.functionLogicalId === fn);
-    for (const { name, policy } of identityPolicies(template, fn, resolve)) {
+  for (const [fn, policies] of Object.entries(snapshot.policies)) {
+    const calls = snapshot.calls.filter((c) => c.functionLogicalId === fn);
+    for (const { name, policy } of policies) {
       for (const statement of policy.Statement as PolicyStatement[]) {
         if (statement.Effect !== 'Allow') continue;
         if (statement.NotAction || statement.NotResource) {

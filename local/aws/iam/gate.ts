@@ -13,7 +13,7 @@
  * the stack's deny-insecure-transport statements never fire on the loopback's plain HTTP.
  */
 import { runSimulation, type Simulation } from '@cloud-copilot/iam-simulate';
-import { EvidenceRecorder } from './evidence';
+import { EvidenceRecorder, type EvidenceSnapshot } from './evidence';
 import {
   createResolver,
   functionIds,
@@ -66,6 +66,8 @@ export interface IamGate {
   evaluate(request: IamRequest): Promise<IamDecision>;
   /** The identity policies of a function's role, resolved (for reports and tests). */
   policiesOf(functionLogicalId: string): NamedPolicy[];
+  /** Every function's resolved policies and every call allowed so far (evidence.ts: writeEvidence, unusedGrantsOf). */
+  snapshot(): EvidenceSnapshot;
 }
 
 /** Decisions are pure functions of (policies, request): cached, and the cache bounded. */
@@ -146,6 +148,7 @@ export function createIamGate(options: IamGateOptions): IamGate {
     evidence,
     functions,
     policiesOf,
+    snapshot: () => ({ policies: Object.fromEntries(functions.map((fn) => [fn, policiesOf(fn)])), calls: evidence.calls().map(({ functionLogicalId, action, resource }) => ({ functionLogicalId, action, resource })) }),
     async evaluate(request) {
       if (!functions.includes(request.functionLogicalId)) throw new Error(`the template has no function ${request.functionLogicalId}`);
       const key = JSON.stringify([request.functionLogicalId, request.action, request.resource, request.context ?? {}]);

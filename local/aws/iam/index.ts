@@ -7,11 +7,22 @@
  * - gate.ts: evaluate({ functionLogicalId, action, resource, context }) → { allowed, reason };
  * - requests.ts + proxy.ts: the data-plane proxy in front of DynamoDB Local and the S3 server;
  * - access-keys.ts: the per-function access key ids the proxy identifies callers by;
- * - evidence.ts: the recorder and the unused-grant report.
+ * - evidence.ts: the recorder and the unused-grant report; reasons.ts: why a grant no run can show is kept.
  */
 export { accessKeyIdFor, functionForAccessKeyId } from './access-keys';
-export { EvidenceRecorder, unusedGrants, wildcardMatch, type RecordedCall, type UnusedGrant } from './evidence';
+export {
+  EvidenceRecorder,
+  readEvidence,
+  unusedGrants,
+  unusedGrantsOf,
+  wildcardMatch,
+  writeEvidence,
+  type EvidenceSnapshot,
+  type RecordedCall,
+  type UnusedGrant,
+} from './evidence';
 export { createIamGate, type IamDecision, type IamGate, type IamGateOptions, type IamRequest } from './gate';
+export { explainUnused, UNUSED_GRANT_REASONS, type ExplainedGrant, type GrantReason } from './reasons';
 export { startIamProxy, type DeniedCall, type IamProxy, type IamProxyOptions } from './proxy';
 export {
   AWS_MANAGED_POLICIES,

@@ -42,8 +42,11 @@ export interface IamProxyOptions {
   identify?: (accessKeyId: string) => string | undefined;
   /** The address to listen on: loopback. */
   host?: string;
-  /** The S3 server's own access key id, put in forwarded credentials (see above). */
-  upstreamS3AccessKeyId?: string;
+  /**
+   * The S3 server's own access key id, put in forwarded credentials (see above); S3RVER by default. null forwards
+   * the credential unchanged, for a server that knows each function's key itself.
+   */
+  upstreamS3AccessKeyId?: string | null;
   log?: (line: string) => void;
 }
 
@@ -130,7 +133,7 @@ export async function startIamProxy(options: IamProxyOptions): Promise<IamProxy>
   const { gate } = options;
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? ((line: string) => console.error(line));
-  const upstreamKey = options.upstreamS3AccessKeyId ?? 'S3RVER';
+  const upstreamKey = options.upstreamS3AccessKeyId === undefined ? 'S3RVER' : options.upstreamS3AccessKeyId;
   const identify = options.identify ?? ((key: string) => {
     const fn = functionForAccessKeyId(key);
     return fn && gate.functions.includes(fn) ? fn : undefined;
@@ -222,14 +225,19 @@ export async function startIamProxy(options: IamProxyOptions): Promise<IamProxy>
         : s3Error(req, res, 403, 'AccessDenied', 'Access Denied');
     }
     // Forwarded in path style, with the S3 server's own key id in the credential (see the header).
-    const query = rawQuery.replace(/(^|&)(X-Amz-Credential=)([^&]*)/i, (_, sep: string, name: string, value: string) => {
-      const parts = decodeURIComponent(value).split('/');
-      parts[0] = upstreamKey;
-      return `${sep}${name}${encodeURIComponent(parts.join('/'))}`;
-    });
+    const query =
+      upstreamKey === null
+        ? rawQuery
+        : rawQuery.replace(/(^|&)(X-Amz-Credential=)([^&]*)/i, (_, sep: string, name: string, value: string) => {
+            const parts = decodeURIComponent(value).split('/');
+            parts[0] = upstreamKey;
+            return `${sep}${name}${encodeURIComponent(parts.join('/'))}`;
+          });
     const path = target.pathStyle + (query ? `?${query}` : '');
     const headers = forwardHeaders(req);
-    if (typeof headers.authorization === 'string') headers.authorization = headers.authorization.replace(/Credential=[^/,\s]+\//, `Credential=${upstreamKey}/`);
+    if (upstreamKey !== null && typeof headers.authorization === 'string') {
+      headers.authorization = headers.authorization.replace(/Credential=[^/,\s]+\//, `Credential=${upstreamKey}/`);
+    }
 
     if (isMultiDelete(method, target, url.searchParams)) return multiDelete(req, res, upstream, fn, target.bucket!, path, headers);
 
