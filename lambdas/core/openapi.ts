@@ -130,7 +130,7 @@ function errorResponses(route: Route, contract: RouteContract): Record<string, u
   out['405'] = error(`another method on this path; \`Allow\` lists those it supports (${allowedMethods(route.path).join(', ')})`, {
     Allow: { $ref: '#/components/headers/Allow' },
   });
-  if (route.name === 'createInbox') out['409'] = error('the address is held by a live inbox (of any account)');
+  if (route.name === 'createInbox') out['409'] = error("the address is held by a live inbox (of any account), or the account holds its plan's max_inboxes live inboxes");
   out['413'] = error(
     `a request body over ${MAX_BODY_BYTES} bytes` +
       (route.name === 'createInbox' ? '' : ' (the local stack checks every route; on AWS, API Gateway refuses bodies over 10 MB and only POST /v1/inboxes reads one)'),

@@ -13,15 +13,28 @@ export interface Plan {
   max_ttl_seconds: number;
   /** Webhooks an account may hold at once (POST /v1/webhooks past it is 403). */
   max_webhooks: number;
+  /**
+   * Live inboxes an account may hold at once (POST /v1/inboxes past it is 409): without a bound one key could claim
+   * a username on every domain, or fill the store with empty inboxes.
+   */
+  max_inboxes: number;
+  /**
+   * Mails one inbox may receive a day (UTC), beside the account's `emails_per_day`; unset: no cap beyond the
+   * account's. The defence against a stranger who knows one address spending the whole account's day on it.
+   */
+  emails_per_inbox_per_day?: number;
 }
+
+/** Fields a plan may leave unset; TEMPMAIL_PLAN_OVERRIDES may still set them. */
+const OPTIONAL_FIELDS: readonly string[] = ['emails_per_inbox_per_day'] satisfies (keyof Plan)[];
 
 const DAY = 86_400;
 
 export const BASE_PLANS: Readonly<Record<PlanName, Plan>> = {
-  free: { name: 'free', api_access: false, requests_per_minute: 0, emails_per_day: 0, max_ttl_seconds: 0, max_webhooks: 0 },
-  dev: { name: 'dev', api_access: true, requests_per_minute: 60, emails_per_day: 1_000, max_ttl_seconds: DAY, max_webhooks: 2 },
-  startup: { name: 'startup', api_access: true, requests_per_minute: 300, emails_per_day: 10_000, max_ttl_seconds: 7 * DAY, max_webhooks: 10 },
-  enterprise: { name: 'enterprise', api_access: true, requests_per_minute: 1_000, emails_per_day: 100_000, max_ttl_seconds: 30 * DAY, max_webhooks: 50 },
+  free: { name: 'free', api_access: false, requests_per_minute: 0, emails_per_day: 0, max_ttl_seconds: 0, max_webhooks: 0, max_inboxes: 0 },
+  dev: { name: 'dev', api_access: true, requests_per_minute: 60, emails_per_day: 1_000, max_ttl_seconds: DAY, max_webhooks: 2, max_inboxes: 1_000 },
+  startup: { name: 'startup', api_access: true, requests_per_minute: 300, emails_per_day: 10_000, max_ttl_seconds: 7 * DAY, max_webhooks: 10, max_inboxes: 10_000 },
+  enterprise: { name: 'enterprise', api_access: true, requests_per_minute: 1_000, emails_per_day: 100_000, max_ttl_seconds: 30 * DAY, max_webhooks: 50, max_inboxes: 100_000 },
 };
 
 export const PAID_PLANS = PLAN_NAMES.filter((p) => BASE_PLANS[p].api_access);
@@ -46,7 +59,7 @@ export function loadPlans(overridesJson: string | undefined): Record<PlanName, P
   for (const [name, fields] of Object.entries(overrides)) {
     if (!isPlanName(name)) throw new Error(`TEMPMAIL_PLAN_OVERRIDES names an unknown plan: ${name}`);
     for (const [field, value] of Object.entries(fields ?? {})) {
-      if (!(field in plans[name]) || field === 'name') throw new Error(`TEMPMAIL_PLAN_OVERRIDES: unknown field ${name}.${field}`);
+      if (!(field in plans[name] || OPTIONAL_FIELDS.includes(field)) || field === 'name') throw new Error(`TEMPMAIL_PLAN_OVERRIDES: unknown field ${name}.${field}`);
       (plans[name] as unknown as Record<string, unknown>)[field] = value;
     }
   }

@@ -19,6 +19,11 @@ export interface InboxStore {
    * descending); `after` is where the previous page ended.
    */
   listInboxes(accountId: string, limit: number, after?: InboxPosition): Promise<{ items: InboxRecord[]; last?: InboxPosition }>;
+  /**
+   * How many of the account's inboxes are live at `nowEpoch` (not expired, not being deleted), counted up to
+   * `atMost` (a store stops there: the answer is then `atMost`). For the plan's `max_inboxes`.
+   */
+  liveInboxCount(accountId: string, nowEpoch: number, atMost: number): Promise<number>;
   /** The inbox that holds (or, expired, last held) an address, read from its claim; callers check expiry. */
   inboxForAddress(address: string): Promise<InboxRoute | null>;
   /** Removes the inbox, its address claim and every message item. */

@@ -148,6 +148,31 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
     return { items: shown, last: more ? { created_at: end.created_at, id: end.id } : undefined };
   }
 
+  /** A count of the account index, read until `atMost` (each page reads at most 1 MB). */
+  async liveInboxCount(accountId: string, epoch: number, atMost: number): Promise<number> {
+    let count = 0;
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.call(() =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            IndexName: ACCOUNT_INDEX.name,
+            KeyConditionExpression: '#account = :account',
+            FilterExpression: `sk = :inbox AND ${expiryIs('>', ':now')}`,
+            ExpressionAttributeNames: { '#account': ACCOUNT_INDEX.partitionKey },
+            ExpressionAttributeValues: { ':account': accountId, ':inbox': 'INBOX', ':now': epoch },
+            Select: 'COUNT',
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      count += page.Count ?? 0;
+      start = page.LastEvaluatedKey;
+    } while (start && count < atMost);
+    return Math.min(count, atMost);
+  }
+
   async inboxForAddress(address: string): Promise<InboxRoute | null> {
     const out = await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.address(address), ConsistentRead: true })));
     const claim = out.Item as { inbox_id: string; account_id?: string; plan?: InboxRoute['plan']; created_at?: string } | undefined;

@@ -344,6 +344,13 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
     return { items, last: rows.length > limit ? { created_at: end.created_at, id: end.id } : undefined };
   }
 
+  async liveInboxCount(accountId: string, epoch: number, atMost: number): Promise<number> {
+    const row = this.engine.read(() =>
+      this.engine.sql('SELECT COUNT(*) AS n FROM (SELECT 1 FROM inboxes WHERE account_id = ? AND expires_at_epoch > ? LIMIT ?)').get(accountId, epoch, atMost),
+    );
+    return Number(row?.n ?? 0);
+  }
+
   async inboxForAddress(address: string): Promise<InboxRoute | null> {
     const row = this.engine.read(() => this.engine.sql('SELECT inbox_id, account_id, plan, expires_at_epoch, created_at FROM address_claims WHERE address = ?').get(address));
     if (!row) return null;

@@ -28,6 +28,12 @@ export async function createInbox(ctx: AppContext, caller: Caller, input: Create
     const reserved = reservedUsername(username);
     if (reserved) throw badRequest(reserved);
   }
+  // Counted before the create, so parallel creates may pass the limit by as many as are in flight (a few: the rate
+  // limit's burst); the count stops at the limit, so it reads at most that many inboxes.
+  const { max_inboxes: maxInboxes } = plans[caller.plan];
+  if ((await ctx.stores.inboxes.liveInboxCount(caller.account_id, Math.floor(ctx.now() / 1000), maxInboxes)) >= maxInboxes) {
+    throw conflict(`the ${caller.plan} plan holds at most ${maxInboxes} live inboxes per account; delete one or let one expire first`);
+  }
   // A chosen address that is taken is a 409; a random one that collides is simply drawn again.
   for (let attempt = 0; attempt < 5; attempt++) {
     const inbox: InboxRecord = {

@@ -102,6 +102,20 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
         expect(await stores.inboxes.getInbox(old.id)).toBeNull();
       });
 
+      it("counts an account's live inboxes up to a bound, leaving out expired, deleting and other accounts' ones", async () => {
+        const account_id = unique('acct_count');
+        const live = Array.from({ length: 4 }, () => inboxRecord({ account_id }));
+        for (const inbox of live) expect(await stores.inboxes.createInbox(inbox)).toBe(true);
+        await stores.inboxes.createInbox(inboxRecord({ account_id, ...lifetime(Date.now() - 7_200_000, 3600) }));
+        await stores.inboxes.createInbox(inboxRecord());
+        const now = Math.floor(Date.now() / 1000);
+        expect(await stores.inboxes.liveInboxCount(account_id, now, 100)).toBe(4);
+        expect(await stores.inboxes.liveInboxCount(account_id, now, 3)).toBe(3);
+        await stores.inboxes.markInboxDeleting(live[0], now - 1);
+        expect(await stores.inboxes.liveInboxCount(account_id, now, 100)).toBe(3);
+        expect(await stores.inboxes.liveInboxCount(unique('acct_none'), now, 100)).toBe(0);
+      });
+
       it('lists inboxes expired by a time, and the sweep removes them with their objects', async () => {
         const expired = inboxRecord({ ...lifetime(Date.now() - 3 * 3_600_000, 3600) });
         const live = inboxRecord();

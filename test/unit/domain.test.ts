@@ -100,6 +100,9 @@ describe('plans', () => {
     expect(loadPlans(undefined).dev.emails_per_day).toBe(1_000);
     expect(() => loadPlans('{"gold":{}}')).toThrow(/gold/);
     expect(() => loadPlans('{"dev":{"colour":1}}')).toThrow(/colour/);
+    // An optional field, unset by default, is settable like the others.
+    expect(loadPlans(undefined).dev.emails_per_inbox_per_day).toBeUndefined();
+    expect(loadPlans('{"dev":{"emails_per_inbox_per_day":20,"max_inboxes":3}}').dev).toMatchObject({ emails_per_inbox_per_day: 20, max_inboxes: 3 });
   });
 });
 

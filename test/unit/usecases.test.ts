@@ -83,6 +83,28 @@ it("reads nothing of another account's inbox before checking that the caller own
   await deleteInbox(ctx, owner, inbox.id);
 });
 
+it("refuses a new inbox past the plan's max_inboxes with 409, and takes one again once another is deleted", async () => {
+  const capped = appContext(
+    appConfig({ store: { kind: 'embedded', dataDir: path.join(dataDir, 'capped'), publicUrl: 'http://127.0.0.1:9' }, planOverrides: JSON.stringify({ dev: { max_inboxes: 2 } }) }),
+    () => clock,
+  );
+  try {
+    const dev: Caller = { account_id: 'acct_dev_inboxes', plan: 'dev' };
+    const first = await createInbox(capped, dev, {});
+    await createInbox(capped, dev, {});
+    await expect(createInbox(capped, dev, { username: 'one.too.many' })).rejects.toMatchObject({
+      status: 409,
+      message: 'the dev plan holds at most 2 live inboxes per account; delete one or let one expire first',
+    });
+    expect(await capped.stores.inboxes.inboxForAddress('one.too.many@tempmail.local')).toBeNull(); // nothing claimed
+    expect((await createInbox(capped, { account_id: 'acct_other', plan: 'dev' }, {})).id).toBeDefined(); // per account
+    await deleteInbox(capped, dev, first.id);
+    expect((await createInbox(capped, dev, { username: 'one.too.many' })).email).toBe('one.too.many@tempmail.local');
+  } finally {
+    await capped.stores.close();
+  }
+});
+
 it('receives a mail through the inbound queue: stored once per inbox, codes found, the queue emptied', async () => {
   const inbox = await createInbox(ctx, owner, {});
   const other = await createInbox(ctx, owner, { domain: 'inbox.test' });
