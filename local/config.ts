@@ -34,6 +34,8 @@ export interface LocalConfig {
   rateLimits: boolean;
   /** An idle SMTP client is disconnected after this long. */
   smtpSocketTimeoutMs: number;
+  /** The SMTP tarpit's step (local/smtp.ts): past 3 refused recipients in a session, each further one waits n × this. */
+  smtpTarpitStepMs: number;
   /** Accepted mails being ingested at once; more wait before their 250 (backpressure). */
   ingestConcurrency: number;
   /** Print a fresh dev key when the store has none. */
@@ -111,6 +113,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
     bundleDir: env.TEMPMAIL_BUNDLE_DIR ? path.resolve(env.TEMPMAIL_BUNDLE_DIR) : undefined,
     sweepIntervalMs: count(env.TEMPMAIL_SWEEP_INTERVAL_MS, 60_000, 'TEMPMAIL_SWEEP_INTERVAL_MS'),
     smtpSocketTimeoutMs: count(env.TEMPMAIL_SMTP_SOCKET_TIMEOUT_MS, 60_000, 'TEMPMAIL_SMTP_SOCKET_TIMEOUT_MS'),
+    smtpTarpitStepMs: count(env.TEMPMAIL_SMTP_TARPIT_MS, 250, 'TEMPMAIL_SMTP_TARPIT_MS'),
     ingestConcurrency: Math.max(1, count(env.TEMPMAIL_INGEST_CONCURRENCY, store === 'embedded' ? 4 : 2, 'TEMPMAIL_INGEST_CONCURRENCY')),
     rateLimits: (() => {
       const value = (env.TEMPMAIL_RATE_LIMITS || 'on').toLowerCase();

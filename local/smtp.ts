@@ -6,7 +6,9 @@
  *
  * It defends itself the way a mail server facing strangers must: SIZE is enforced while the data streams (bytes past
  * the limit are read and dropped, never kept; past 1 MB a message waits in a file of the data folder's spool, not in memory; files a crash left there are removed at start), each client address may hold a bounded number of connections, and a
- * session that sends no mail for the idle time is closed however many NOOPs it sends.
+ * session that sends no mail for the idle time is closed however many NOOPs it sends. Address probing is made slow and
+ * uninformative: a dead address (unknown, deleted or expired) gets one and the same reply, rejected recipients count
+ * toward a session's recipient cap, and past a few each rejection waits longer (a tarpit).
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -31,8 +33,17 @@ export interface MailServerOptions {
    * since a file in it then belongs to a process that was killed mid-DATA.
    */
   spoolDir: string;
+  /** The tarpit's step: the n-th rejected RCPT past REJECTIONS_BEFORE_TARPIT waits n × this (at most TARPIT_MAX_STEPS ×); 0: none. */
+  tarpitStepMs: number;
   log: (line: string) => void;
 }
+
+/** Rejected recipients a session may have before each further one is answered late. */
+export const REJECTIONS_BEFORE_TARPIT = 3;
+const TARPIT_MAX_STEPS = 20;
+/** The wait before answering a session's `rejected`-th rejected RCPT (counting it). */
+export const tarpitDelayMs = (rejected: number, stepMs: number): number =>
+  Math.min(TARPIT_MAX_STEPS, Math.max(0, rejected - REJECTIONS_BEFORE_TARPIT)) * stepMs;
 
 /**
  * Connections one client address may hold: enough for a test suite sending in parallel, few enough that one client
@@ -50,10 +61,12 @@ class SmtpReply extends Error {
   }
 }
 
+/** One reply for every dead address, so that a prober learns nothing about whether an address ever lived. */
+const NO_MAILBOX = new SmtpReply(550, '5.1.1 No such mailbox');
 const REFUSALS: Record<Exclude<Admission, 'ok'>, SmtpReply> = {
   'not-our-domain': new SmtpReply(550, '5.7.1 Relaying denied: not a domain of this server'),
-  'unknown-inbox': new SmtpReply(550, '5.1.1 No such mailbox'),
-  'expired-inbox': new SmtpReply(550, '5.1.1 Mailbox expired'),
+  'unknown-inbox': NO_MAILBOX,
+  'expired-inbox': NO_MAILBOX,
   quota: new SmtpReply(452, "4.2.2 Daily e-mail limit of this inbox's account reached"),
 };
 
@@ -73,6 +86,8 @@ export class LocalMailServer {
   private readonly perClient = new Map<string, number>();
   /** session id → when it last made progress with a mail: connected, MAIL, RCPT, a chunk of DATA, its end. */
   private readonly lastMail = new Map<string, number>();
+  /** session id → recipients refused in the session so far (never reset by RSET or a new MAIL). */
+  private readonly rejected = new Map<string, number>();
   private readonly reservations = new QuotaReservations();
   private idleTimer?: NodeJS.Timeout;
   private closed = false;
@@ -105,6 +120,7 @@ export class LocalMailServer {
       },
       onClose: (session) => {
         this.lastMail.delete(session.id);
+        this.rejected.delete(session.id);
         if (!(session as { counted?: boolean }).counted) return;
         const left = (this.perClient.get(session.remoteAddress) ?? 1) - 1;
         if (left > 0) this.perClient.set(session.remoteAddress, left);
@@ -173,9 +189,15 @@ export class LocalMailServer {
   }
 
   private async checkRecipient(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
-    if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) throw new SmtpReply(452, '4.5.3 Too many recipients');
+    // Refused recipients count too: without them a session could probe 20,000 addresses in a second.
+    const rejected = this.rejected.get(session.id) ?? 0;
+    if (session.envelope.rcptTo.length + rejected >= MAX_RECIPIENTS) throw new SmtpReply(452, '4.5.3 Too many recipients');
     const admission = await admitRecipient(this.options.ctx, address.address, this.reservations);
-    if (admission !== 'ok') throw REFUSALS[admission];
+    if (admission === 'ok') return;
+    this.rejected.set(session.id, rejected + 1);
+    const wait = tarpitDelayMs(rejected + 1, this.options.tarpitStepMs);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    throw REFUSALS[admission];
   }
 
   /** Reads the data (keeping at most the size limit), reserves the recipients' quota, stores it durably. */

@@ -167,6 +167,7 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
       socketTimeoutMs: config.smtpSocketTimeoutMs,
       ingestConcurrency: config.ingestConcurrency,
       spoolDir: smtpSpoolDir(config.dataDir),
+      tarpitStepMs: config.smtpTarpitStepMs,
       log,
     });
     const smtpPort = await listenOrExplain('SMTP', config.smtpPort, 'SMTP_PORT', () => mail.listen());

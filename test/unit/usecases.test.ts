@@ -105,6 +105,33 @@ it("refuses a new inbox past the plan's max_inboxes with 409, and takes one agai
   }
 });
 
+it("drops mail past the plan's emails_per_inbox_per_day at ingest (the AWS path, where SES answered 250 already)", async () => {
+  const capped = appContext(
+    appConfig({ store: { kind: 'embedded', dataDir: path.join(dataDir, 'per-inbox'), publicUrl: 'http://127.0.0.1:9' }, planOverrides: JSON.stringify({ dev: { emails_per_inbox_per_day: 2 } }) }),
+    () => clock,
+  );
+  try {
+    const dev: Caller = { account_id: 'acct_dev_per_inbox', plan: 'dev' };
+    const target = await createInbox(capped, dev, {});
+    const other = await createInbox(capped, dev, {});
+    const deliver = async (to: string) => {
+      const mail = envelope([to]);
+      await acceptInbound(capped, mail, Buffer.from('Subject: flood\r\n\r\nx\r\n'));
+      const [outcome] = await ingestInbound(capped, mail);
+      // The same mail ingested again (a retry) is still a duplicate, not a drop: its own message is not counted.
+      if (outcome.outcome === 'stored') expect((await ingestInbound(capped, mail))[0].outcome).toBe('duplicate');
+      await finishInbound(capped, mail);
+      return outcome.outcome;
+    };
+    expect([await deliver(target.email), await deliver(target.email), await deliver(target.email)]).toEqual(['stored', 'stored', 'quota']);
+    expect(await deliver(other.email)).toBe('stored');
+    expect(await admitRecipient(capped, target.email)).toBe('quota');
+    expect(await admitRecipient(capped, other.email)).toBe('ok');
+  } finally {
+    await capped.stores.close();
+  }
+});
+
 it('receives a mail through the inbound queue: stored once per inbox, codes found, the queue emptied', async () => {
   const inbox = await createInbox(ctx, owner, {});
   const other = await createInbox(ctx, owner, { domain: 'inbox.test' });
