@@ -1,11 +1,11 @@
 /**
  * The unused-grant report: each function's grants that no allowed call of a run used (the evidence file the IAM gate
- * writes, local/aws/iam), each with its written reason from local/aws/iam/reasons.ts or marked EXCESS. Exits 1 when
- * any grant is unused without a reason, so a scenario run can fail on least privilege.
+ * writes, local/aws/iam), each with its written reason (local/aws/iam/reasons.ts, and the template's own, carried in
+ * the file) or marked EXCESS. Exits 1 when any grant is unused without a reason, so a run can fail on least privilege.
  *
  *   npx tsx scripts/iam-unused-grants.ts <evidence.json>
  */
-import { explainUnused, readEvidence, unusedGrantsOf } from '../local/aws/iam';
+import { explainUnused, readEvidence, UNUSED_GRANT_REASONS, unusedGrantsOf } from '../local/aws/iam';
 
 const file = process.argv[2];
 if (!file) {
@@ -13,7 +13,7 @@ if (!file) {
   process.exit(2);
 }
 const snapshot = readEvidence(file);
-const { explained, unexplained } = explainUnused(unusedGrantsOf(snapshot));
+const { explained, unexplained } = explainUnused(unusedGrantsOf(snapshot), [...UNUSED_GRANT_REASONS, ...(snapshot.reasons ?? [])]);
 const byFunction = new Map<string, string[]>();
 for (const g of [...unexplained.map((u) => ({ ...u, reason: '' })), ...explained]) {
   const lines = byFunction.get(g.functionLogicalId) ?? [];

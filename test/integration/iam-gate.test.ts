@@ -31,6 +31,7 @@ import {
   createResolver,
   explainUnused,
   startIamProxy,
+  templateReasons,
   UNUSED_GRANT_REASONS,
   unusedGrants,
   writeEvidence,
@@ -263,7 +264,9 @@ describe('the unused-grant report', () => {
   it('has each written reason match a grant of the synthesized template (no reason outlives its grant)', () => {
     const gate = createIamGate({ template, region: REGION, accountId: ACCOUNT });
     const everything = unusedGrants(template, [], gate.resolve); // no calls: every grant unused
-    for (const reason of UNUSED_GRANT_REASONS) {
+    const reasons = [...UNUSED_GRANT_REASONS, ...templateReasons(template, gate.resolve)];
+    expect(reasons.length).toBeGreaterThan(UNUSED_GRANT_REASONS.length); // the stream, queue and destinations of the stack
+    for (const reason of reasons) {
       const { explained } = explainUnused(everything, [reason]);
       expect({ reason: reason.reason, matched: explained.length > 0 }).toEqual({ reason: reason.reason, matched: true });
     }

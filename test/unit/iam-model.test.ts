@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { accessKeyIdFor, createResolver, explainUnused, functionForAccessKeyId, identityPolicies, resolveIntrinsics, unusedGrants, type CfnTemplate } from '../../local/aws/iam';
+import { accessKeyIdFor, createResolver, explainUnused, functionForAccessKeyId, templateReasons, UNUSED_GRANT_REASONS, identityPolicies, resolveIntrinsics, unusedGrants, type CfnTemplate } from '../../local/aws/iam';
 import { accessKeyIdOf, copySource, deleteKeys, dynamodbChecks, s3Checks, s3Target } from '../../local/aws/iam/requests';
 
 const place = { region: 'eu-west-1', accountId: '111122223333' };
@@ -159,21 +159,36 @@ describe('unused grants', () => {
 });
 
 describe('reasons for unused grants', () => {
-  it('explains what only the Lambda service calls, and leaves the rest as excess', () => {
+  it("explains only what the Lambda service does with the role, read off the template, and leaves the rest as excess", () => {
+    const withQueue = JSON.parse(JSON.stringify(template)) as CfnTemplate;
+    withQueue.Resources.Queue = { Type: 'AWS::SQS::Queue', Properties: {} };
+    withQueue.Resources.Failed = { Type: 'AWS::SQS::Queue', Properties: {} };
+    withQueue.Resources.Mapping = {
+      Type: 'AWS::Lambda::EventSourceMapping',
+      Properties: { FunctionName: { Ref: 'Fn' }, EventSourceArn: { 'Fn::GetAtt': ['Queue', 'Arn'] }, DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['Failed', 'Arn'] } } } },
+    };
+    const r = createResolver({ template: withQueue, ...place });
+    const queue = r('Queue', 'Arn');
+    const failed = r('Failed', 'Arn');
     const grant = (functionLogicalId: string, action: string, resource: string) => ({ functionLogicalId, action, resource, policy: 'p' });
-    const { explained, unexplained } = explainUnused([
-      grant('TempMailApiGetInboxFunctionE6D6D084', 'logs:PutLogEvents', '*'),
-      grant('TempMailWebhooksSender0FCB2FE6', 'sqs:ReceiveMessage', 'arn:aws:sqs:us-east-1:1:TempMail-TempMailWebhooksDeliveries8FF47D2A'),
-      grant('TempMailWebhooksSender0FCB2FE6', 'sqs:ReceiveMessage', 'arn:aws:sqs:us-east-1:1:TempMail-TempMailWebhooksDeliveryDeadLettersD1E129FA'),
-      grant('TempMailIngest8F6057E9', 'sqs:SendMessage', 'arn:aws:sqs:us-east-1:1:TempMail-TempMailDeadLetters49A85558'),
-      grant('TempMailApiGetInboxFunctionE6D6D084', 'dynamodb:BatchGetItem', table('t')),
+    const { explained, unexplained } = explainUnused(
+      [
+        grant('Fn', 'logs:PutLogEvents', '*'),
+        grant('Fn', 'sqs:ReceiveMessage', queue),
+        grant('Fn', 'sqs:SendMessage', failed),
+        grant('Fn', 'sqs:SendMessage', queue), // the poller never sends to its own queue
+        grant('Other', 'sqs:ReceiveMessage', queue), // another function has no mapping on it
+        grant('Fn', 'dynamodb:BatchGetItem', table('t')),
+      ],
+      [...UNUSED_GRANT_REASONS, ...templateReasons(withQueue, r)],
+    );
+    expect(explained.map((g) => `${g.functionLogicalId} ${g.action}`)).toEqual(['Fn logs:PutLogEvents', 'Fn sqs:ReceiveMessage', 'Fn sqs:SendMessage']);
+    expect(explained.map((g) => g.reason)).toEqual([
+      expect.stringContaining('AWSLambdaBasicExecutionRole'),
+      expect.stringContaining("queue's event-source mapping"),
+      expect.stringContaining('on-failure destination'),
     ]);
-    expect(explained.map((g) => g.action)).toEqual(['logs:PutLogEvents', 'sqs:ReceiveMessage', 'sqs:SendMessage']);
-    expect(explained.every((g) => g.reason.length > 40)).toBe(true);
-    expect(unexplained.map((g) => `${g.action} ${g.resource.split(':').pop()}`)).toEqual([
-      'sqs:ReceiveMessage TempMail-TempMailWebhooksDeliveryDeadLettersD1E129FA', // the sender's poller never reads the dead letters
-      'dynamodb:BatchGetItem table/t',
-    ]);
+    expect(unexplained.map((g) => `${g.functionLogicalId} ${g.action}`)).toEqual(['Fn sqs:SendMessage', 'Other sqs:ReceiveMessage', 'Fn dynamodb:BatchGetItem']);
   });
 });
 

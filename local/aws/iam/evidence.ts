@@ -57,6 +57,8 @@ const list = (v: string | string[] | undefined): string[] => (v === undefined ? 
 export interface EvidenceSnapshot {
   policies: Record<string, NamedPolicy[]>;
   calls: RecordedCall[];
+  /** The template's own reasons for grants only the Lambda service uses (reasons.ts: templateReasons), resolved. */
+  reasons?: { functionLogicalId: string; actions: readonly string[]; resource?: string; reason: string }[];
 }
 
 export function writeEvidence(file: string, snapshot: EvidenceSnapshot): void {

@@ -14,6 +14,7 @@
  */
 import { runSimulation, type Simulation } from '@cloud-copilot/iam-simulate';
 import { EvidenceRecorder, type EvidenceSnapshot } from './evidence';
+import { templateReasons } from './reasons';
 import {
   createResolver,
   functionIds,
@@ -148,7 +149,11 @@ export function createIamGate(options: IamGateOptions): IamGate {
     evidence,
     functions,
     policiesOf,
-    snapshot: () => ({ policies: Object.fromEntries(functions.map((fn) => [fn, policiesOf(fn)])), calls: evidence.calls().map(({ functionLogicalId, action, resource }) => ({ functionLogicalId, action, resource })) }),
+    snapshot: () => ({
+      policies: Object.fromEntries(functions.map((fn) => [fn, policiesOf(fn)])),
+      calls: evidence.calls().map(({ functionLogicalId, action, resource }) => ({ functionLogicalId, action, resource })),
+      reasons: templateReasons(template, resolve) as EvidenceSnapshot['reasons'],
+    }),
     async evaluate(request) {
       if (!functions.includes(request.functionLogicalId)) throw new Error(`the template has no function ${request.functionLogicalId}`);
       const key = JSON.stringify([request.functionLogicalId, request.action, request.resource, request.context ?? {}]);

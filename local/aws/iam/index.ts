@@ -22,7 +22,7 @@ export {
   type UnusedGrant,
 } from './evidence';
 export { createIamGate, type IamDecision, type IamGate, type IamGateOptions, type IamRequest } from './gate';
-export { explainUnused, UNUSED_GRANT_REASONS, type ExplainedGrant, type GrantReason } from './reasons';
+export { explainUnused, templateReasons, UNUSED_GRANT_REASONS, type ExplainedGrant, type GrantReason } from './reasons';
 export { startIamProxy, type DeniedCall, type IamProxy, type IamProxyOptions } from './proxy';
 export {
   AWS_MANAGED_POLICIES,

@@ -4,73 +4,93 @@
  * Lambda service, CDK's provider framework), so no run of our code can show it. Anything else a run leaves unused is
  * excess, to remove from lib/ rather than explain here.
  *
- * Functions and resources are matched by the logical ids CDK gives them (each local name contains its resource's
- * logical id, as CloudFormation's generated names do), never by local names, so the table holds for any runner.
+ * Most such grants are read off the template (templateReasons: what makes the Lambda service act with the role),
+ * each tied to its exact function and resource, so a reason cannot cover a grant it was not written for.
  */
 import type { UnusedGrant } from './evidence';
+import { resolveIntrinsics, type CfnTemplate, type Resolver } from './template';
 
 export interface GrantReason {
-  /** The function's logical id. */
-  functionLogicalId: RegExp;
+  /** The function's logical id (exactly, or a pattern). */
+  functionLogicalId: string | RegExp;
   /** The action as granted, e.g. `sqs:ReceiveMessage`. */
   actions: readonly string[];
-  /** The granted resource (pattern), when it matters which. */
-  resource?: RegExp;
+  /** The granted resource (exactly, or a pattern), when it matters which. */
+  resource?: string | RegExp;
   reason: string;
 }
 
-const fn = (constructId: string) => new RegExp(`^TempMail(?:Api|Mail|Webhooks)?${constructId}[0-9A-F]{8}$`);
-const anyFunction = /^TempMail\w+$/;
-
+/** Reasons that hold whatever the template: AWS's managed policy, CDK's own provider framework. */
 export const UNUSED_GRANT_REASONS: readonly GrantReason[] = [
   {
-    functionLogicalId: anyFunction,
+    functionLogicalId: /^\w+$/,
     actions: ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents'],
-    resource: /^\*$/,
+    resource: '*',
     reason:
       "AWSLambdaBasicExecutionRole, which CDK attaches to every function: the Lambda service writes the function's output to CloudWatch Logs with the role. No code of ours calls CloudWatch Logs; locally the output goes to the runner's log.",
   },
   {
-    functionLogicalId: fn('Dispatcher'),
-    actions: ['dynamodb:ListStreams', 'dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
-    resource: /\/stream\//,
-    reason: "The table stream's event-source mapping: Lambda's poller reads the stream with the function's role and invokes the function with the records; the code never reads the stream.",
-  },
-  {
-    functionLogicalId: fn('Dispatcher'),
-    actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
-    resource: /DeliveryDeadLetters/i,
-    reason: "The stream event-source mapping's on-failure destination: after the retries Lambda sends the failed batch's description there with the function's role; the code never sends to it.",
-  },
-  {
-    functionLogicalId: fn('Sender'),
-    actions: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
-    resource: /Deliveries(?!.*DeadLetters)/i,
-    reason: "The delivery queue's event-source mapping: Lambda's poller receives, hides and deletes the messages with the function's role and invokes the function with the batch; the code only reports failed items.",
-  },
-  {
-    functionLogicalId: fn('Ingest'),
-    actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
-    resource: /(?<!Delivery)DeadLetters/i,
-    reason: "The asynchronous invocation's on-failure destination (EventInvokeConfig): Lambda sends an SES event that failed every retry there with the function's role; the code never sends to it.",
-  },
-  {
-    functionLogicalId: /^TempMailRuleSetActivationProviderframeworkonEvent[0-9A-F]{8}$/,
+    functionLogicalId: /ProviderframeworkonEvent[0-9A-F]{8}$/,
     actions: ['lambda:InvokeFunction', 'lambda:GetFunction'],
-    reason: "CDK's custom-resource provider framework (its code, not ours): it invokes the rule-set handler and waits for it to be active.",
+    reason: "CDK's custom-resource provider framework (its code, not ours): it invokes the custom resource's handler and waits for it to be active.",
   },
 ];
+
+/** The actions CDK grants a function for each thing the Lambda service does with its role. */
+const STREAM_POLLER = ['dynamodb:ListStreams', 'dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'];
+const QUEUE_POLLER = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
+const SQS_DESTINATION = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
+
+/**
+ * Reasons the template itself gives: the grants CDK adds for what the Lambda service does with a function's role,
+ * read from the resources that make it do so, each tied to its exact function and resource:
+ * an event-source mapping's poller (stream or queue) and its on-failure destination, an asynchronous invocation's
+ * destinations (EventInvokeConfig) and a function's dead-letter queue.
+ */
+export function templateReasons(template: CfnTemplate, resolve: Resolver): GrantReason[] {
+  const reasons: GrantReason[] = [];
+  const arnOf = (v: unknown) => String(resolveIntrinsics(v, resolve, template));
+  const fnOf = (v: unknown) => (v as { Ref?: string })?.Ref ?? String(v);
+  for (const r of Object.values(template.Resources)) {
+    const p = r.Properties ?? {};
+    if (r.Type === 'AWS::Lambda::EventSourceMapping' && p.EventSourceArn) {
+      const functionLogicalId = fnOf(p.FunctionName);
+      const source = arnOf(p.EventSourceArn);
+      if (source.includes(':dynamodb:'))
+        reasons.push({ functionLogicalId, actions: STREAM_POLLER, resource: source, reason: "The stream's event-source mapping: Lambda's poller reads the stream with the function's role and invokes the function with the records; the code never reads the stream." });
+      else if (source.includes(':sqs:'))
+        reasons.push({ functionLogicalId, actions: QUEUE_POLLER, resource: source, reason: "The queue's event-source mapping: Lambda's poller receives, hides and deletes the messages with the function's role and invokes the function with the batch; the code only reports failed items." });
+      const onFailure = p.DestinationConfig?.OnFailure?.Destination;
+      if (onFailure)
+        reasons.push({ functionLogicalId, actions: SQS_DESTINATION, resource: arnOf(onFailure), reason: "The event-source mapping's on-failure destination: after its retries Lambda sends the failed batch's description there with the function's role; the code never sends to it." });
+    }
+    if (r.Type === 'AWS::Lambda::EventInvokeConfig') {
+      for (const kind of ['OnFailure', 'OnSuccess'] as const) {
+        const destination = p.DestinationConfig?.[kind]?.Destination;
+        if (destination)
+          reasons.push({ functionLogicalId: fnOf(p.FunctionName), actions: SQS_DESTINATION, resource: arnOf(destination), reason: `The asynchronous invocation's ${kind === 'OnFailure' ? 'on-failure' : 'on-success'} destination (EventInvokeConfig): Lambda sends the event there with the function's role${kind === 'OnFailure' ? ' once every retry failed' : ''}; the code never sends to it.` });
+      }
+    }
+  }
+  for (const [id, r] of Object.entries(template.Resources)) {
+    const target = r.Type === 'AWS::Lambda::Function' ? r.Properties?.DeadLetterConfig?.TargetArn : undefined;
+    if (target) reasons.push({ functionLogicalId: id, actions: SQS_DESTINATION, resource: arnOf(target), reason: "The function's dead-letter queue: Lambda sends an asynchronous event that failed every retry there with the function's role; the code never sends to it." });
+  }
+  return reasons;
+}
 
 export interface ExplainedGrant extends UnusedGrant {
   reason: string;
 }
+
+const matches = (want: string | RegExp, value: string) => (typeof want === 'string' ? want === value : want.test(value));
 
 /** The unused grants with a written reason, and those without one (excess: the report's failures). */
 export function explainUnused(unused: readonly UnusedGrant[], reasons: readonly GrantReason[] = UNUSED_GRANT_REASONS): { explained: ExplainedGrant[]; unexplained: UnusedGrant[] } {
   const explained: ExplainedGrant[] = [];
   const unexplained: UnusedGrant[] = [];
   for (const grant of unused) {
-    const why = reasons.find((r) => r.functionLogicalId.test(grant.functionLogicalId) && r.actions.includes(grant.action) && (!r.resource || r.resource.test(grant.resource)));
+    const why = reasons.find((r) => matches(r.functionLogicalId, grant.functionLogicalId) && r.actions.includes(grant.action) && (!r.resource || matches(r.resource, grant.resource)));
     if (why) explained.push({ ...grant, reason: why.reason });
     else unexplained.push(grant);
   }
