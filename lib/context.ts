@@ -18,6 +18,7 @@ export const CONTEXT_KEYS = {
   hostedZoneName: 'the hosted zone’s domain name, which holds every domain, given with tempmail:hostedZoneId',
   activateReceiptRuleSet: 'true or false',
   tableDeletionProtection: 'true or false',
+  legacyAccountIndex: 'true or false (true only for the first of the two deploys that upgrade a stack with the by_account index)',
   alarmEmail: 'an e-mail address',
   ingestConcurrency: 'a whole number, 0 or more (0 reserves none)',
   authorizerConcurrency: 'a whole number, 0 or more (0 reserves none)',
@@ -31,7 +32,7 @@ export type ContextKey = keyof typeof CONTEXT_KEYS;
 /** The service's settings as context gives them (the construct's other props keep their defaults). */
 export type ContextSettings = Pick<
   TempMailServiceProps,
-  'domains' | 'hostedZone' | 'activateReceiptRuleSet' | 'tableDeletionProtection' | 'alarmEmail' | 'concurrency' | 'sesReceivingRegions' | 'corsOrigin'
+  'domains' | 'hostedZone' | 'activateReceiptRuleSet' | 'tableDeletionProtection' | 'legacyAccountIndex' | 'alarmEmail' | 'concurrency' | 'sesReceivingRegions' | 'corsOrigin'
 >;
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
@@ -135,6 +136,7 @@ export function readContext(all: Record<string, unknown>): { settings: ContextSe
 
   const activateReceiptRuleSet = flag('activateReceiptRuleSet');
   const tableDeletionProtection = flag('tableDeletionProtection');
+  const legacyAccountIndex = flag('legacyAccountIndex');
   const alarmEmail = text('alarmEmail', (s) => EMAIL.test(s));
   const concurrency = {
     ingest: count('ingestConcurrency'),
@@ -153,6 +155,7 @@ export function readContext(all: Record<string, unknown>): { settings: ContextSe
       hostedZone: zoneId && zoneName ? { id: zoneId, name: zoneName } : undefined,
       activateReceiptRuleSet: activateReceiptRuleSet ?? false,
       tableDeletionProtection: tableDeletionProtection ?? true,
+      legacyAccountIndex: legacyAccountIndex ?? false,
       alarmEmail,
       concurrency: Object.fromEntries(Object.entries(concurrency).filter(([, v]) => v !== undefined)),
       sesReceivingRegions: regions,

@@ -6,7 +6,7 @@ import { Construct } from 'constructs';
 import { REMOVAL_GRACE_SECONDS } from '../lambdas/core/inbox';
 import { BASE_PLANS, PLAN_NAMES } from '../lambdas/core/plans';
 import { blobKeys } from '../lambdas/core/ports';
-import { ACCOUNT_INDEX, TTL_ATTRIBUTE } from '../lambdas/store/table-layout';
+import { ACCOUNT_INDEX, LEGACY_ACCOUNT_INDEX, TTL_ATTRIBUTE } from '../lambdas/store/table-layout';
 
 /** Objects outlive the longest inbox a plan allows, plus the removal grace and a day of margin. */
 export const OBJECT_EXPIRY_DAYS =
@@ -25,6 +25,11 @@ export interface StorageProps {
   removalPolicy?: RemovalPolicy;
   /** Days to keep S3 server access logs (default 90). */
   accessLogDays?: number;
+  /**
+   * Keep the `by_account` index of stacks deployed before `inboxes_by_account` (default false): for the one deploy
+   * in between when upgrading such a stack (docs/DEPLOY.md), since CloudFormation adds or removes one index per update.
+   */
+  legacyAccountIndex?: boolean;
 }
 
 export class Storage extends Construct {
@@ -45,14 +50,25 @@ export class Storage extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: props.deletionProtection ?? true,
       removalPolicy,
-      // GET /v1/inboxes: an account's inboxes, newest first (lambdas/store/table-layout.ts).
+      // GET /v1/inboxes: an account's inboxes, newest first; sparse, and only what the list shows (lambdas/store/table-layout.ts).
       globalSecondaryIndexes: [
         {
           indexName: ACCOUNT_INDEX.name,
           partitionKey: { name: ACCOUNT_INDEX.partitionKey, type: dynamodb.AttributeType.STRING },
           sortKey: { name: ACCOUNT_INDEX.sortKey, type: dynamodb.AttributeType.STRING },
-          projectionType: dynamodb.ProjectionType.ALL,
+          projectionType: dynamodb.ProjectionType.INCLUDE,
+          nonKeyAttributes: [...ACCOUNT_INDEX.projected],
         },
+        ...(props.legacyAccountIndex
+          ? [
+              {
+                indexName: LEGACY_ACCOUNT_INDEX.name,
+                partitionKey: { name: LEGACY_ACCOUNT_INDEX.partitionKey, type: dynamodb.AttributeType.STRING },
+                sortKey: { name: LEGACY_ACCOUNT_INDEX.sortKey, type: dynamodb.AttributeType.STRING },
+                projectionType: dynamodb.ProjectionType.ALL,
+              },
+            ]
+          : []),
       ],
     });
     this.accessLogs = new s3.Bucket(this, 'AccessLogs', {

@@ -20,6 +20,8 @@ export interface TempMailServiceProps {
   activateReceiptRuleSet?: boolean;
   /** DynamoDB deletion protection. Default true. */
   tableDeletionProtection?: boolean;
+  /** Keep the table's old `by_account` index: only for upgrading a stack deployed with it (docs/DEPLOY.md). Default false. */
+  legacyAccountIndex?: boolean;
   /** What happens to the table and the buckets when the stack is deleted. Default RETAIN. */
   removalPolicy?: RemovalPolicy;
   /** Retention of function and access logs. Default one month (functions), three months (API access log). */
@@ -65,7 +67,11 @@ export class TempMailService extends Construct {
     super(scope, id);
     if (props.domains.length === 0) throw new Error('TempMailService needs at least one domain');
     const domains = props.domains.map((d) => d.trim().toLowerCase());
-    this.storage = new Storage(this, 'Storage', { deletionProtection: props.tableDeletionProtection, removalPolicy: props.removalPolicy });
+    this.storage = new Storage(this, 'Storage', {
+      deletionProtection: props.tableDeletionProtection,
+      removalPolicy: props.removalPolicy,
+      legacyAccountIndex: props.legacyAccountIndex,
+    });
     const data = { table: this.storage.table, bucket: this.storage.bucket, domains, logRetention: props.logRetention };
     const concurrency = { ...DEFAULT_CONCURRENCY, ...props.concurrency };
     // Before the API: its webhook routes are granted the key and the delivery queue.

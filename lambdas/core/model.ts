@@ -27,6 +27,9 @@ export interface InboxRecord {
   deleting?: true;
 }
 
+/** What an inbox list shows of each inbox (an index projects only these on AWS: lambdas/store/table-layout.ts). */
+export type InboxListing = Pick<InboxRecord, 'id' | 'email' | 'created_at' | 'expires_at' | 'expires_at_epoch' | 'message_count' | 'deleting'>;
+
 /**
  * What routing mail to an inbox needs; the address claim carries it, so a recipient costs one read. `created_at` is
  * absent from claims written before it was kept: ingest then cannot tell mail received before the inbox from after.

@@ -1,6 +1,6 @@
 /** What the use cases need from storage, as small interfaces: DynamoDB and S3 adapters implement them. */
 import type { InboxPosition } from './cursor';
-import type { ApiKeyRecord, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from './model';
+import type { ApiKeyRecord, InboxListing, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from './model';
 import type { AttemptResult, DeliveryJob, DeliveryRecord, WebhookRecord } from './webhooks';
 import type { MessageFilter } from './search';
 
@@ -18,7 +18,7 @@ export interface InboxStore {
    * An account's inboxes, expired ones too until they are removed, newest first (creation time, then id, both
    * descending); `after` is where the previous page ended.
    */
-  listInboxes(accountId: string, limit: number, after?: InboxPosition): Promise<{ items: InboxRecord[]; last?: InboxPosition }>;
+  listInboxes(accountId: string, limit: number, after?: InboxPosition): Promise<{ items: InboxListing[]; last?: InboxPosition }>;
   /**
    * How many of the account's inboxes are live at `nowEpoch` (not expired, not being deleted), counted up to
    * `atMost` (a store stops there: the answer is then `atMost`). For the plan's `max_inboxes`.

@@ -1,6 +1,6 @@
 /** Response shapes, field for field as the specification names them. */
 import { isExpired } from './inbox';
-import type { AttachmentRecord, InboxRecord, MessageDetail, MessageRecord, MessageSummary } from './model';
+import type { AttachmentRecord, InboxListing, InboxRecord, MessageDetail, MessageRecord, MessageSummary } from './model';
 import { MESSAGE_RESPONSE_SHARES as SHARES } from './limits';
 
 export const inboxCreatedView = (inbox: InboxRecord) => ({
@@ -12,7 +12,7 @@ export const inboxCreatedView = (inbox: InboxRecord) => ({
 });
 
 /** `nowMs` decides the status: an expired inbox is listed as such until it is removed. */
-export const inboxView = (inbox: InboxRecord, nowMs: number) => ({
+export const inboxView = (inbox: InboxListing, nowMs: number) => ({
   id: inbox.id,
   email: inbox.email,
   created_at: inbox.created_at,

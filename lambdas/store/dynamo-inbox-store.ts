@@ -12,7 +12,7 @@ import {
 import type { InboxPosition } from '../core/cursor';
 import { removalEpoch } from '../core/inbox';
 import { MAX_FILTER_SCAN_ITEMS } from '../core/limits';
-import type { ApiKeyRecord, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
+import type { ApiKeyRecord, InboxListing, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
 import type { InboxStore, KeyStore, Page } from '../core/ports';
 import { matches, searchFields, type MessageFilter } from '../core/search';
 import { cancellationCodes, isConditionFailure, strip, transactWrite } from './dynamo-items';
@@ -58,7 +58,7 @@ const expiryIs = (op: '>' | '<=', value: string) =>
 /** The inbox an item (or a stream image of one) holds, without the table's attributes; null for no item. */
 export function inboxFromItem(item: Record<string, unknown> | undefined): InboxRecord | null {
   if (!item) return null;
-  return { ...strip<InboxRecord>(item, EXPIRY_ATTRIBUTE)!, expires_at_epoch: expiryOf(item) };
+  return { ...strip<InboxRecord>(item, EXPIRY_ATTRIBUTE, ACCOUNT_INDEX.partitionKey)!, expires_at_epoch: expiryOf(item) };
 }
 
 /** Query calls one page of messages may make (each reads at most 1 MB): a page costs at most ~4 MB of reads. */
@@ -86,7 +86,13 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
   async createInbox(inbox: InboxRecord): Promise<boolean> {
     try {
       await transactWrite(this.db, this.table, [
-        { Put: { Item: { ...keys.inbox(inbox.id), ...inbox, ...lifetimeAttributes(inbox.expires_at_epoch) }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        {
+          Put: {
+            // Only inbox items carry the account index's key: the index is sparse (table-layout.ts).
+            Item: { ...keys.inbox(inbox.id), ...inbox, ...lifetimeAttributes(inbox.expires_at_epoch), [ACCOUNT_INDEX.partitionKey]: inbox.account_id },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
         {
           // The claim is free when absent or when the inbox holding it has expired.
           Put: {
@@ -117,12 +123,12 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
     return inboxFromItem(out.Item);
   }
 
-  async listInboxes(accountId: string, limit: number, after?: InboxPosition): Promise<{ items: InboxRecord[]; last?: InboxPosition }> {
-    const items: InboxRecord[] = [];
+  async listInboxes(accountId: string, limit: number, after?: InboxPosition): Promise<{ items: InboxListing[]; last?: InboxPosition }> {
+    const items: InboxListing[] = [];
     let start: Record<string, unknown> | undefined = after
       ? { [ACCOUNT_INDEX.partitionKey]: accountId, [ACCOUNT_INDEX.sortKey]: after.created_at, ...keys.inbox(after.id) }
       : undefined;
-    // The index also holds the account's API key items: filtered out, so a page may take more than one query.
+    // A query reads at most 1 MB: a page may take more than one.
     do {
       const page = await this.call(() =>
         this.db.send(
@@ -130,9 +136,8 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
             TableName: this.table,
             IndexName: ACCOUNT_INDEX.name,
             KeyConditionExpression: '#account = :account',
-            FilterExpression: 'sk = :inbox',
             ExpressionAttributeNames: { '#account': ACCOUNT_INDEX.partitionKey },
-            ExpressionAttributeValues: { ':account': accountId, ':inbox': 'INBOX' },
+            ExpressionAttributeValues: { ':account': accountId },
             ScanIndexForward: false,
             Limit: limit + 1 - items.length,
             ExclusiveStartKey: start,
@@ -159,9 +164,10 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
             TableName: this.table,
             IndexName: ACCOUNT_INDEX.name,
             KeyConditionExpression: '#account = :account',
-            FilterExpression: `sk = :inbox AND ${expiryIs('>', ':now')}`,
+            // The index holds inbox items only, each with its expiry (table-layout.ts).
+            FilterExpression: expiryIs('>', ':now'),
             ExpressionAttributeNames: { '#account': ACCOUNT_INDEX.partitionKey },
-            ExpressionAttributeValues: { ':account': accountId, ':inbox': 'INBOX', ':now': epoch },
+            ExpressionAttributeValues: { ':account': accountId, ':now': epoch },
             Select: 'COUNT',
             ExclusiveStartKey: start,
           }),

@@ -21,7 +21,7 @@ import path from 'node:path';
 import type { EmbeddedStoreConfig } from '../config/app-config';
 import { DependencyUnavailable } from '../core/errors';
 import type { InboxPosition } from '../core/cursor';
-import type { ApiKeyRecord, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
+import type { ApiKeyRecord, InboxListing, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
 import { blobKeys, type BlobStore, type DownloadHeaders, type InboxStore, type KeyStore, type Page, type SignedDownloads, type Stores } from '../core/ports';
 import { SqliteWebhookStore } from './sqlite-webhook-store';
 import { searchFields, type MessageFilter } from '../core/search';
@@ -330,7 +330,7 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
     return row ? { ...parse<InboxRecord>(row.record), message_count: Number(row.message_count) } : null;
   }
 
-  async listInboxes(accountId: string, limit: number, after?: InboxPosition): Promise<{ items: InboxRecord[]; last?: InboxPosition }> {
+  async listInboxes(accountId: string, limit: number, after?: InboxPosition): Promise<{ items: InboxListing[]; last?: InboxPosition }> {
     const created = "json_extract(record, '$.created_at')";
     const rows = this.engine.read(() =>
       after

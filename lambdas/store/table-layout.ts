@@ -20,13 +20,28 @@ export const TTL_ATTRIBUTE = 'expires_at_epoch';
 export const EXPIRY_ATTRIBUTE = 'expiry_epoch';
 
 /**
+ * `inboxes_by_account` lists an account's inboxes newest first (GET /v1/inboxes). It is sparse: its partition key
+ * is an attribute only inbox items carry (`inbox_account_id`), so address claims, API keys and webhooks, which carry
+ * `account_id` too, are not in it, and a page needs no filter. It projects what the list view shows (core/views.ts
+ * inboxView, and `deleting`, which hides an inbox being deleted), not the whole item.
  *
- * `by_account` lists an account's inboxes newest first. Its keys are attributes every inbox item already carries
- * (`account_id`, `created_at`), so inboxes made before the index existed are in it too. API key items carry both
- * attributes as well and land in it; the adapter filters them out (an account has a handful of keys).
+ * `message_count` is projected, so each message stored or deleted also writes the inbox's index copy: one write
+ * unit more per message (the copy is under 1 KB), 13 instead of 12 for a message's ingest. Not projecting it would
+ * cost every list page a BatchGetItem of up to 100 inboxes (50 read units) for the counts; lists are read more
+ * often than an inbox's count changes in the uses this service is for (tests polling their inboxes), and the
+ * stored count would be a second read path to keep right. Accepted, and in docs/DEPLOY.md's cost table.
+ *
+ * It replaced `by_account` (keys `account_id`, `created_at`, projecting ALL, which held claims, keys and
+ * webhooks too). Inbox items written before carry no `inbox_account_id`: they are not listed (still readable,
+ * receiving and expiring as ever) and are gone within the longest ttl a plan allows. LEGACY_ACCOUNT_INDEX is the
+ * old index, kept by the CDK table only for the one intermediate deploy that upgrading a stack takes
+ * (docs/DEPLOY.md: CloudFormation creates or deletes at most one index per update).
  */
 export const ACCOUNT_INDEX = {
-  name: 'by_account',
-  partitionKey: 'account_id',
+  name: 'inboxes_by_account',
+  partitionKey: 'inbox_account_id',
   sortKey: 'created_at',
+  projected: ['id', 'email', 'expires_at', EXPIRY_ATTRIBUTE, 'message_count', 'deleting'],
 } as const;
+
+export const LEGACY_ACCOUNT_INDEX = { name: 'by_account', partitionKey: 'account_id', sortKey: 'created_at' } as const;

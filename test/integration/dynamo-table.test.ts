@@ -1,13 +1,13 @@
 /**
  * What the DynamoDB table itself holds, item by item, where the ports' contract (test/contract) cannot see it: the
- * TTL attribute DynamoDB removes items by; and what the table's stream sets off: an inbox's objects deleted when its
+ * TTL attribute DynamoDB removes items by, the account index (only inbox items, only what the list shows); and what the table's stream sets off: an inbox's objects deleted when its
  * item is removed. DynamoDB Local and the S3 server, started for this file.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DescribeTimeToLiveCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { handler as cleanupHandler } from '../../lambdas/cleanup/inbox-objects';
@@ -16,7 +16,8 @@ import { appConfig } from '../../lambdas/config/app-config';
 import { lifetime, REMOVAL_GRACE_SECONDS, utcDay } from '../../lambdas/core/inbox';
 import { documentClient, standInSettings } from '../../lambdas/store/clients';
 import { keys } from '../../lambdas/store/dynamo-inbox-store';
-import { EXPIRY_ATTRIBUTE, TTL_ATTRIBUTE } from '../../lambdas/store/table-layout';
+import { ACCOUNT_INDEX, EXPIRY_ATTRIBUTE, TTL_ATTRIBUTE } from '../../lambdas/store/table-layout';
+import { issueKey } from '../../lambdas/usecases/keys';
 import { appContext, installContext, type AppContext } from '../../lambdas/usecases/context';
 import { ensureBucket, ensureTable } from '../../local/bootstrap';
 import { LOCAL_BUCKET, LOCAL_TABLE } from '../../local/config';
@@ -145,5 +146,60 @@ describe("an inbox item's REMOVE on the stream", () => {
     );
     // A record delivered again finds nothing left, and succeeds.
     expect(await cleanupHandler({ Records: [removal(keys.inbox(gone.id), item, 3)] })).toEqual({ batchItemFailures: [] });
+  });
+});
+
+describe('the account index', () => {
+  const indexItems = async (accountId: string) =>
+    (
+      await doc.send(
+        new QueryCommand({
+          TableName: LOCAL_TABLE,
+          IndexName: ACCOUNT_INDEX.name,
+          KeyConditionExpression: '#account = :account',
+          ExpressionAttributeNames: { '#account': ACCOUNT_INDEX.partitionKey },
+          ExpressionAttributeValues: { ':account': accountId },
+        }),
+      )
+    ).Items ?? [];
+
+  it("holds an account's inboxes and nothing else of it (claims, keys, webhooks), with only what the list shows", async () => {
+    const accountId = `acct_index${Date.now()}`;
+    const inbox = inboxRecord({ account_id: accountId });
+    await ctx.stores.inboxes.createInbox(inbox);
+    await issueKey(ctx, 'dev', { accountId });
+    const createdAt = new Date().toISOString();
+    const hook = { id: `wh_${Date.now()}`, account_id: accountId, url: 'https://example.com/hook', inbox_id: null, events: ['message.received' as const], description: null, secret_sealed: 'sealed', created_at: createdAt, status: 'enabled' as const, disabled_reason: null, disabled_at: null };
+    expect(await ctx.stores.webhooks.putWebhook(hook, 10)).toBe(true);
+
+    const items = await indexItems(accountId);
+    expect(items.map((i) => i.sk)).toEqual(['INBOX']);
+    expect(Object.keys(items[0]).sort()).toEqual(['pk', 'sk', ACCOUNT_INDEX.partitionKey, ACCOUNT_INDEX.sortKey, ...ACCOUNT_INDEX.projected.filter((a) => a !== 'deleting')].sort());
+    // The whole index: inbox items only, whoever wrote the rest of the table.
+    const all = (await doc.send(new ScanCommand({ TableName: LOCAL_TABLE, IndexName: ACCOUNT_INDEX.name }))).Items ?? [];
+    expect(all.length).toBeGreaterThan(0);
+    expect(all.filter((i) => i.sk !== 'INBOX')).toEqual([]);
+
+    const { items: listed } = await ctx.stores.inboxes.listInboxes(accountId, 10);
+    expect(listed).toEqual([{ id: inbox.id, email: inbox.email, created_at: inbox.created_at, expires_at: inbox.expires_at, expires_at_epoch: inbox.expires_at_epoch, message_count: 0 }]);
+    // An inbox being deleted carries `deleting` into the index (the list hides it).
+    await ctx.stores.inboxes.markInboxDeleting(inbox, Math.floor(Date.now() / 1000) - 7_200);
+    expect((await ctx.stores.inboxes.listInboxes(accountId, 10)).items).toEqual([expect.objectContaining({ id: inbox.id, deleting: true })]);
+  });
+
+  it('pages newest first with no filter: every query item is a listed inbox', async () => {
+    const accountId = `acct_pages${Date.now()}`;
+    const made = [];
+    for (let i = 0; i < 5; i++) {
+      const inbox = inboxRecord({ account_id: accountId, ...lifetime(Date.now() + i * 1000, 3600) });
+      await ctx.stores.inboxes.createInbox(inbox);
+      await issueKey(ctx, 'dev', { accountId });
+      made.push(inbox);
+    }
+    const first = await ctx.stores.inboxes.listInboxes(accountId, 2);
+    const second = await ctx.stores.inboxes.listInboxes(accountId, 2, first.last);
+    const third = await ctx.stores.inboxes.listInboxes(accountId, 2, second.last);
+    expect([...first.items, ...second.items, ...third.items].map((i) => i.id)).toEqual(made.reverse().map((i) => i.id));
+    expect(third.last).toBeUndefined();
   });
 });

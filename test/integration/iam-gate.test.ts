@@ -20,6 +20,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { ACCOUNT_INDEX } from '../../lambdas/store/table-layout';
 import { createApp } from '../../lib/app';
 import { ensureBucket, ensureTable } from '../../local/bootstrap';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
@@ -158,7 +159,7 @@ describe('the synthesized template', () => {
     // The evidence against the grants: PutItem on the table was used; what CreateInbox never called is listed.
     const unused = unusedGrants(template, gate.evidence.calls(), gate.resolve).filter((u) => u.functionLogicalId === fn);
     expect(unused).not.toContainEqual(expect.objectContaining({ action: 'dynamodb:PutItem', resource: tableArn }));
-    expect(unused).toContainEqual(expect.objectContaining({ action: 'dynamodb:PutItem', resource: `${tableArn}/index/by_account` }));
+    expect(unused).toContainEqual(expect.objectContaining({ action: 'dynamodb:PutItem', resource: `${tableArn}/index/${ACCOUNT_INDEX.name}` }));
     expect(unused).toContainEqual(expect.objectContaining({ action: 'dynamodb:BatchGetItem', resource: tableArn }));
   });
 
@@ -176,9 +177,9 @@ describe('the synthesized template', () => {
     const { gate, proxy } = await gateFor(template);
     const fn = fnId(template, 'ListInboxesFunction');
     await clientsOf(proxy, fn).db.send(
-      new QueryCommand({ TableName: TABLE, IndexName: 'by_account', KeyConditionExpression: 'account_id = :a', ExpressionAttributeValues: { ':a': { S: 'nobody' } } }),
+      new QueryCommand({ TableName: TABLE, IndexName: ACCOUNT_INDEX.name, KeyConditionExpression: `${ACCOUNT_INDEX.partitionKey} = :a`, ExpressionAttributeValues: { ':a': { S: 'nobody' } } }),
     );
-    expect(gate.evidence.calls().map((c) => c.resource)).toEqual([`arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${TABLE}/index/by_account`]);
+    expect(gate.evidence.calls().map((c) => c.resource)).toEqual([`arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${TABLE}/index/${ACCOUNT_INDEX.name}`]);
   });
 
   it('refuses an access key id that belongs to no function', async () => {

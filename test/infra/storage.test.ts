@@ -1,7 +1,8 @@
 /**
- * The inbox cleanup in the synthesized template (lib/cleanup.ts): the stream mapping passes only REMOVEs of inbox
- * items, failed batches go to a dead-letter queue watched by an alarm, and the function may only list and delete
- * under `inboxes/`. cdk-nag clean (synth throws otherwise). Bundling is skipped: test/infra/stack.test.ts does it.
+ * The storage side of the synthesized template: the table's account index (sparse, projecting what the list shows:
+ * lambdas/store/table-layout.ts), and the inbox cleanup (lib/cleanup.ts): the stream mapping passes only REMOVEs of
+ * inbox items, failed batches go to a dead-letter queue watched by an alarm, and the function may only list and
+ * delete under `inboxes/`. cdk-nag clean (synth throws otherwise). Bundling is skipped: test/infra/stack.test.ts does it.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,20 +10,43 @@ import path from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { createApp } from '../../lib/app';
 import { blobKeys } from '../../lambdas/core/ports';
+import { ACCOUNT_INDEX, LEGACY_ACCOUNT_INDEX } from '../../lambdas/store/table-layout';
 
 type Resource = { Properties: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
 let template: Template;
-const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-cdk-cleanup-'));
+const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-cdk-storage-'));
+const context = { 'tempmail:domains': ['mail.tempmail.test', 'inbox.tempmail.test', 'box.tempmail.test'], 'aws:cdk:bundling-stacks': [] };
 
 beforeAll(() => {
-  const { app, stack } = createApp({
-    outdir,
-    context: { 'tempmail:domains': ['mail.tempmail.test', 'inbox.tempmail.test', 'box.tempmail.test'], 'aws:cdk:bundling-stacks': [] },
-  });
+  const { app, stack } = createApp({ outdir, context });
   app.synth();
   template = Template.fromStack(stack);
 }, 120_000);
 afterAll(() => fs.rmSync(outdir, { recursive: true, force: true }));
+
+const indexesOf = (t: Template) => Object.values(t.findResources('AWS::DynamoDB::GlobalTable') as Record<string, Resource>)[0].Properties.GlobalSecondaryIndexes;
+
+it('lists inboxes from a sparse index keyed by an attribute only inbox items carry, projecting only what the list shows', () => {
+  expect(indexesOf(template)).toEqual([
+    {
+      IndexName: ACCOUNT_INDEX.name,
+      KeySchema: [
+        { AttributeName: 'inbox_account_id', KeyType: 'HASH' },
+        { AttributeName: 'created_at', KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['id', 'email', 'expires_at', 'expiry_epoch', 'message_count', 'deleting'] },
+    },
+  ]);
+});
+
+it("keeps the old index only when asked, for the one deploy in between when upgrading a stack that has it", () => {
+  const upgrade = createApp({ outdir: fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-cdk-upgrade-')), context: { ...context, 'tempmail:legacyAccountIndex': 'true' } });
+  upgrade.app.synth();
+  expect(indexesOf(Template.fromStack(upgrade.stack)).map((i: { IndexName: string; Projection: unknown }) => [i.IndexName, i.Projection])).toEqual([
+    [ACCOUNT_INDEX.name, expect.objectContaining({ ProjectionType: 'INCLUDE' })],
+    [LEGACY_ACCOUNT_INDEX.name, { ProjectionType: 'ALL' }],
+  ]);
+}, 120_000);
 
 const idOf = (type: string, pattern: RegExp) => Object.keys(template.findResources(type)).find((id) => pattern.test(id))!;
 const cleanup = () => idOf('AWS::Lambda::Function', /^TempMailCleanupInboxObjects[0-9A-F]{8}$/);
