@@ -284,7 +284,7 @@ describe('the unused-grant report', () => {
     const tableArn = `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${TABLE}`;
     const section = run.stdout.split(/\n(?=\S)/).find((s) => s.startsWith(fn))!;
     expect(section).toContain(`EXCESS   dynamodb:Query on ${tableArn}\n`);
-    expect(section).toContain(`EXCESS   dynamodb:GetItem on ${tableArn}/index/by_account`);
+    expect(section).toContain(`EXCESS   dynamodb:GetItem on ${tableArn}/index/${ACCOUNT_INDEX.name}`);
     expect(section).not.toContain(`dynamodb:GetItem on ${tableArn}\n`); // the one call made
     expect(section).toMatch(/reasoned logs:PutLogEvents on \*\n\s+AWSLambdaBasicExecutionRole/);
   });
