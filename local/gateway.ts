@@ -3,6 +3,10 @@
  * handler, applies the plan's token bucket and renders the gateway's own errors in the API's error format. It hands
  * a function's answer on as the deployed REST API does (proxyReply), so that what breaks there breaks here. In the
  * embedded form it also serves the download links the store signs (S3's pre-signed URLs on AWS).
+ *
+ * Its memory is bounded whatever clients send: each client address holds a bounded number of connections, a body is
+ * read only once the route and the key are known good, bodies in flight share one budget, and a body that does not
+ * arrive in time is given up (600 stalled uploads of 1 MB once held 680 MB until the 60 s request timeout).
  */
 import http from 'node:http';
 import { createHash, randomUUID } from 'node:crypto';
@@ -69,18 +73,65 @@ function jsonReply(status: number, body: unknown, requestId: string, extra: Reco
   };
 }
 
-function readBody(req: http.IncomingMessage): Promise<Buffer | 'too-large'> {
+/** Connections one client address may hold (beyond: 429 and closed), as the SMTP port caps them; room for a CI burst of a few hundred requests at once. */
+export const MAX_HTTP_CONNECTIONS_PER_CLIENT = 512;
+/** Request bodies all clients together may have in memory at once (beyond: 503, Retry-After). */
+export const BODY_BUDGET_BYTES = 32 * 1024 * 1024;
+/** A body must have arrived this long after its headers (beyond: 408 and closed). */
+export const BODY_TIMEOUT_MS = 10_000;
+
+/** The bytes of request bodies held in memory, against BODY_BUDGET_BYTES. */
+class BodyBudget {
+  private used = 0;
+  take(bytes: number): boolean {
+    if (this.used + bytes > BODY_BUDGET_BYTES) return false;
+    this.used += bytes;
+    return true;
+  }
+  give(bytes: number): void {
+    this.used -= bytes;
+  }
+}
+
+type BodyRead = { body: Buffer; held: number } | 'too-large' | 'over-budget' | 'timeout';
+
+/**
+ * The request body, counted against the budget as it arrives (a declared length up front); `held` is what the
+ * caller gives back once the request is answered. A declared length past the limit is refused unread.
+ */
+function readBody(req: http.IncomingMessage, budget: BodyBudget): Promise<BodyRead> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) return Promise.resolve('too-large');
+  if (!budget.take(declared)) return Promise.resolve('over-budget');
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = false;
+    let held = declared;
+    const finish = (outcome: BodyRead) => {
+      clearTimeout(timer);
+      req.removeAllListeners('data');
+      if (typeof outcome === 'string') {
+        budget.give(held);
+        chunks.length = 0;
+      }
+      resolve(outcome);
+    };
+    const timer = setTimeout(() => finish('timeout'), BODY_TIMEOUT_MS);
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) tooLarge = true;
-      else chunks.push(chunk);
+      if (size > MAX_BODY_BYTES) return finish('too-large');
+      if (size > held) {
+        if (!budget.take(size - held)) return finish('over-budget');
+        held = size;
+      }
+      chunks.push(chunk);
     });
-    req.on('end', () => resolve(tooLarge ? 'too-large' : Buffer.concat(chunks)));
-    req.on('error', reject);
+    req.on('end', () => finish({ body: Buffer.concat(chunks), held }));
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      budget.give(held);
+      reject(error);
+    });
   });
 }
 
@@ -121,6 +172,8 @@ export class LocalGateway {
   private readonly buckets = new TokenBuckets();
   /** key hash → authorizer answer; only answers for real keys are kept, so its size is bounded by the key count. */
   private readonly authorizerCache = new Map<string, { result: APIGatewayAuthorizerResult; until: number }>();
+  private readonly perClient = new Map<string, number>();
+  private readonly bodies = new BodyBudget();
 
   constructor(private readonly options: GatewayOptions) {
     this.server = http.createServer({ requestTimeout: 60_000, headersTimeout: 10_000 }, (req, res) => {
@@ -133,9 +186,26 @@ export class LocalGateway {
         .then((reply) => {
           const headers = reply.own ? { ...corsHeaders(this.options.ctx.settings.corsOrigin), ...reply.headers } : reply.headers;
           const body = this.compress(req, reply, headers);
+          // Answered before its body was read (refused, or no body wanted): the connection closes rather than
+          // waiting for the rest, and what still arrives meanwhile is discarded unread.
+          if (!req.complete) {
+            headers.Connection = 'close';
+            req.resume();
+          }
           res.writeHead(reply.status, { ...headers, 'Content-Length': String(body.length) });
           res.end(body);
         });
+    });
+    this.server.on('connection', (socket) => {
+      const client = socket.remoteAddress ?? '';
+      const held = this.perClient.get(client) ?? 0;
+      if (held >= MAX_HTTP_CONNECTIONS_PER_CLIENT) return refuse(socket, 429, `too many connections from ${client}; close some and retry`);
+      this.perClient.set(client, held + 1);
+      socket.once('close', () => {
+        const left = (this.perClient.get(client) ?? 1) - 1;
+        if (left > 0) this.perClient.set(client, left);
+        else this.perClient.delete(client);
+      });
     });
     // Requests Node's parser rejects (bad or oversized headers, a request not finished in time) still get the error
     // format, and so does CONNECT (Node hands it over as a tunnel; there is none here).
@@ -189,10 +259,9 @@ export class LocalGateway {
     return reply;
   }
 
+  /** The route and the key are checked before any body is read: a refused request costs no memory for its body. */
   private async dispatch(req: http.IncomingMessage, url: URL, method: string, requestId: string): Promise<Reply> {
-    const body = await readBody(req);
     if (url.pathname.startsWith(DOWNLOAD_PATH) && (method === 'GET' || method === 'HEAD')) return this.download(url, requestId);
-    if (body === 'too-large') return gatewayError('REQUEST_TOO_LARGE', requestId, {}, `request body exceeds ${MAX_BODY_BYTES} bytes`);
     const match = matchRoute(method, url.pathname);
     if (match.kind === 'not-found') return gatewayError('MISSING_AUTHENTICATION_TOKEN', requestId, {}, `no such route: ${url.pathname}`);
     // A CORS preflight: answered by the gateway for every resource, with no key (browsers send none), as the CDK
@@ -205,15 +274,38 @@ export class LocalGateway {
         Allow: match.allowed.join(', '),
       });
     }
-    const { route, params } = match;
-    const { headers, multi } = headersOf(req);
-    const query = queryOf(url);
+    const { route } = match;
     let authorizer: Record<string, unknown> | null = null;
     if (route.auth) {
-      const outcome = await this.authorize(route, method, url.pathname, headers, requestId);
+      const outcome = await this.authorize(route, method, url.pathname, headersOf(req).headers, requestId);
       if ('reply' in outcome) return outcome.reply;
       authorizer = outcome.context;
     }
+    const read = await readBody(req, this.bodies);
+    if (read === 'too-large') return gatewayError('REQUEST_TOO_LARGE', requestId, {}, `request body exceeds ${MAX_BODY_BYTES} bytes`);
+    if (read === 'over-budget') {
+      return jsonReply(503, errorBody(503, 'too many request bodies in flight; retry shortly'), requestId, { 'Retry-After': '1' });
+    }
+    if (read === 'timeout') return jsonReply(408, errorBody(408, `the request body was not received within ${BODY_TIMEOUT_MS / 1000} s`), requestId);
+    try {
+      return await this.invoke(req, url, method, requestId, match, authorizer, read.body);
+    } finally {
+      this.bodies.give(read.held);
+    }
+  }
+
+  /** The function behind the route, with the event API Gateway would give it. */
+  private async invoke(
+    req: http.IncomingMessage,
+    url: URL,
+    method: string,
+    requestId: string,
+    { route, params }: { route: Route; params: Record<string, string> },
+    authorizer: Record<string, unknown> | null,
+    body: Buffer,
+  ): Promise<Reply> {
+    const { headers, multi } = headersOf(req);
+    const query = queryOf(url);
     const event: APIGatewayProxyEvent = {
       resource: route.path,
       path: url.pathname,
