@@ -87,3 +87,8 @@ export const MESSAGE_RESPONSE_SHARES = {
  * small (a test's mail), so one request nearly always covers the whole inbox.
  */
 export const MAX_FILTER_SCAN_ITEMS = 1_000;
+/**
+ * The embedded store's search also stops after this much text (subject, sender and body, in characters) per request:
+ * its scan runs on the one event loop that serves every request.
+ */
+export const MAX_FILTER_SCAN_BYTES = 4 * 1024 * 1024;

@@ -132,6 +132,28 @@ it("drops mail past the plan's emails_per_inbox_per_day at ingest (the AWS path,
   }
 });
 
+it('bounds the text one search request reads (MAX_FILTER_SCAN_BYTES), going on from its cursor', async () => {
+  const inbox = await createInbox(ctx, owner, {});
+  const text = Array.from({ length: 100 }, () => 'a'.repeat(898)).join('\r\n'); // 90 KB, kept inline and searched
+  await receive([inbox.email], `Subject: oldest\r\n\r\nthe needle-0 is here\r\n${text}\r\n`);
+  for (let i = 1; i < 60; i++) {
+    clock += 1_000; // message ids sort by time received: newest first
+    await receive([inbox.email], `Subject: big ${i}\r\n\r\n${text}\r\n`);
+  }
+  // 5.4 MB of text in all: the first request stops after 4 MB with no match and a cursor; following it finds the mail.
+  const first = await listMessages(ctx, owner, inbox.id, { q: 'needle-0' });
+  expect(first.messages).toEqual([]);
+  expect(first.next_cursor).toBeDefined();
+  const second = await listMessages(ctx, owner, inbox.id, { q: 'needle-0', cursor: first.next_cursor });
+  expect(second.messages.map((m) => m.subject)).toEqual(['oldest']);
+  expect(second.next_cursor).toBeUndefined();
+  // Matches within the bound come at once; 'big 5' itself is past it, on the next page.
+  const page = await listMessages(ctx, owner, inbox.id, { q: 'big 5' });
+  expect(page.messages.map((m) => m.subject)).toEqual(['big 59', 'big 58', 'big 57', 'big 56', 'big 55', 'big 54', 'big 53', 'big 52', 'big 51', 'big 50']);
+  expect((await listMessages(ctx, owner, inbox.id, { q: 'big 5', cursor: page.next_cursor })).messages.map((m) => m.subject)).toEqual(['big 5']);
+  await deleteInbox(ctx, owner, inbox.id);
+}, 60_000);
+
 it('receives a mail through the inbound queue: stored once per inbox, codes found, the queue emptied', async () => {
   const inbox = await createInbox(ctx, owner, {});
   const other = await createInbox(ctx, owner, { domain: 'inbox.test' });
