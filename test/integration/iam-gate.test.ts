@@ -261,6 +261,42 @@ describe('the synthesized template', () => {
   });
 });
 
+describe('resource policies of the template', () => {
+  it("applies the bucket policy: an explicit Deny there refuses what the role's policy allows", async () => {
+    const edited = JSON.parse(JSON.stringify(template)) as CfnTemplate;
+    const bucketPolicy = Object.values(edited.Resources).find((r) => r.Type === 'AWS::S3::BucketPolicy' && JSON.stringify(r.Properties!.Bucket).includes('StorageMail'))!;
+    const bucketId = idOfType(edited, 'AWS::S3::Bucket', /^TempMailStorageMail[0-9A-F]{8}$/);
+    bucketPolicy.Properties!.PolicyDocument.Statement.push({
+      Effect: 'Deny',
+      Principal: { AWS: '*' },
+      Action: 's3:GetObject',
+      Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, '/inboxes/held/*']] },
+    });
+    const { proxy } = await gateFor(edited);
+    await direct().s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'inboxes/held/m.eml', Body: 'held' }));
+    await direct().s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'inboxes/free/m.eml', Body: 'free' }));
+    const { s3 } = clientsOf(proxy, fnId(edited, 'GetMessageFunction'));
+    const held = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'inboxes/held/m.eml' })).catch((e: Error) => e);
+    expect((held as Error).name).toBe('AccessDenied');
+    expect((held as Error).message).toContain('with an explicit deny in a resource-based policy');
+    expect(await (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'inboxes/free/m.eml' }))).Body!.transformToString()).toBe('free');
+  });
+
+  it("applies the key policy: KMS use needs the key policy to let the account's IAM policies grant it", async () => {
+    const keyId = idOfType(template, 'AWS::KMS::Key', /^TempMailWebhooksSecretsKey[0-9A-F]{8}$/);
+    const fn = fnId(template, 'CreateWebhookFunction');
+    const real = createIamGate({ template, region: REGION, accountId: ACCOUNT });
+    const encrypt = { functionLogicalId: fn, action: 'kms:Encrypt', resource: real.resolve(keyId, 'Arn') };
+    expect(await real.evaluate(encrypt)).toEqual(expect.objectContaining({ allowed: true }));
+    expect(await real.evaluate({ ...encrypt, action: 'kms:Decrypt' })).toEqual(expect.objectContaining({ allowed: false }));
+    // A key policy that names another account only: the role's own grant is no longer enough, as on AWS.
+    const edited = JSON.parse(JSON.stringify(template)) as CfnTemplate;
+    edited.Resources[keyId].Properties!.KeyPolicy.Statement[0].Principal = { AWS: 'arn:aws:iam::999999999999:root' };
+    const locked = createIamGate({ template: edited, region: REGION, accountId: ACCOUNT });
+    expect(await locked.evaluate(encrypt)).toEqual(expect.objectContaining({ allowed: false }));
+  });
+});
+
 describe('the unused-grant report', () => {
   it('has each written reason match a grant of the synthesized template (no reason outlives its grant)', () => {
     const gate = createIamGate({ template, region: REGION, accountId: ACCOUNT });
