@@ -9,7 +9,7 @@
  *   adapters           lambdas/store/, lambdas/webhooks/{http-sender,queues,secret-box}, lambdas/ingest/{parse-mail,
  *                      mime-headers}: each family imports core/, config/, layout/ and itself, never another family
  *   lambdas/app/       the composition root: the one module that knows the adapters and builds the context
- *   handlers           lambdas/api/, lambdas/ingest/handler, lambdas/webhooks/{dispatcher,sender}, lambdas/deploy/,
+ *   handlers           lambdas/api/, lambdas/cleanup/, lambdas/ingest/handler, lambdas/webhooks/{dispatcher,sender}, lambdas/deploy/,
  *                      lambdas/http/: use cases and the composition root, no adapter
  *   local/, cli/, bin/ storage only through use cases and the composition root
  *   lib/               the CDK app: core/, layout/ and its own files; no handler, use case or adapter
@@ -20,7 +20,7 @@ const ADAPTER_FAMILIES = {
   mail: '^lambdas/ingest/(parse-mail|mime-headers)[.]ts$',
 };
 const ADAPTERS = Object.values(ADAPTER_FAMILIES).map((p) => `(${p})`).join('|');
-const HANDLERS = '^lambdas/(api|deploy|http)/|^lambdas/ingest/handler[.]ts$|^lambdas/webhooks/(dispatcher|sender)[.]ts$';
+const HANDLERS = '^lambdas/(api|cleanup|deploy|http)/|^lambdas/ingest/handler[.]ts$|^lambdas/webhooks/(dispatcher|sender)[.]ts$';
 
 /** One rule per adapter family: it may not import any other family. */
 const adapterIsolation = Object.entries(ADAPTER_FAMILIES).map(([name, path]) => ({

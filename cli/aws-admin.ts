@@ -9,14 +9,12 @@
  */
 import { APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand, DeleteApiKeyCommand, DeleteUsagePlanKeyCommand } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey, newApiKey } from '../lambdas/core/ids';
 import type { ApiKeyRecord } from '../lambdas/core/model';
 import { BASE_PLANS, type PlanName } from '../lambdas/core/plans';
-import { DynamoInboxStore } from '../lambdas/store/dynamo-inbox-store';
+import { awsKeyStore } from '../lambdas/app/context';
 import { findKey, issueKey, listKeys, revokeKey, type IssuedKey, type KeyContext } from '../lambdas/usecases/keys';
 import { OUTPUTS } from '../lib/outputs';
 
@@ -67,8 +65,7 @@ export async function stackOutputs({ stackName, region }: StackRef): Promise<Sta
 }
 
 function keyStore(tableName: string, region?: string): KeyContext {
-  const store = new DynamoInboxStore(DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(region)), { marshallOptions: { removeUndefinedValues: true } }), tableName);
-  return { stores: { keys: store }, now: Date.now };
+  return { stores: { keys: awsKeyStore(tableName, { region }) }, now: Date.now };
 }
 
 const isNotFound = (error: unknown): boolean => (error as { name?: string })?.name === 'NotFoundException';

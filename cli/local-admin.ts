@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { appConfig } from '../lambdas/config/app-config';
-import { appContext } from '../lambdas/usecases/context';
+import { appContext } from '../lambdas/app/context';
 import type { KeyContext } from '../lambdas/usecases/keys';
 import { dataFolderKind, runningStackOf } from '../local/stack';
 

@@ -11,7 +11,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Access } from '../lambdas/core/routes';
-import { ACCOUNT_INDEX } from '../lambdas/store/table-layout';
+import { ACCOUNT_INDEX } from '../lambdas/layout/table-layout';
 import { BUNDLING, LAMBDA_RUNTIME } from './bundling';
 import { acknowledgeNag } from './nag';
 import { actionsFor } from './permissions';

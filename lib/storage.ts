@@ -6,7 +6,7 @@ import { Construct } from 'constructs';
 import { REMOVAL_GRACE_SECONDS } from '../lambdas/core/inbox';
 import { BASE_PLANS, PLAN_NAMES } from '../lambdas/core/plans';
 import { blobKeys } from '../lambdas/core/ports';
-import { ACCOUNT_INDEX, LEGACY_ACCOUNT_INDEX, TTL_ATTRIBUTE } from '../lambdas/store/table-layout';
+import { ACCOUNT_INDEX, LEGACY_ACCOUNT_INDEX, TTL_ATTRIBUTE } from '../lambdas/layout/table-layout';
 
 /** Objects outlive the longest inbox a plan allows, plus the removal grace and a day of margin. */
 export const OBJECT_EXPIRY_DAYS =
@@ -50,7 +50,7 @@ export class Storage extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: props.deletionProtection ?? true,
       removalPolicy,
-      // GET /v1/inboxes: an account's inboxes, newest first; sparse, and only what the list shows (lambdas/store/table-layout.ts).
+      // GET /v1/inboxes: an account's inboxes, newest first; sparse, and only what the list shows (lambdas/layout/table-layout.ts).
       globalSecondaryIndexes: [
         {
           indexName: ACCOUNT_INDEX.name,

@@ -21,7 +21,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DELIVERY_TIMEOUT_MS } from '../lambdas/core/webhooks';
 import { WEBHOOK_DISPATCHER_ACCESS, WEBHOOK_DISPATCHER_HANDLER, WEBHOOK_SENDER_ACCESS, WEBHOOK_SENDER_HANDLER } from '../lambdas/core/routes';
-import { INBOX_SK, MESSAGE_SK_PREFIX, TTL_PRINCIPAL } from '../lambdas/webhooks/dispatcher';
+import { INBOX_SK, MESSAGE_SK_PREFIX, TTL_PRINCIPAL } from '../lambdas/layout/table-layout';
 import { handlerFunction, type WebhookResources } from './functions';
 import { acknowledgeNag } from './nag';
 

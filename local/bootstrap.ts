@@ -7,7 +7,7 @@ import {
   type DynamoDBClient,
   type GlobalSecondaryIndex,
 } from '@aws-sdk/client-dynamodb';
-import { ACCOUNT_INDEX, TTL_ATTRIBUTE } from '../lambdas/store/table-layout';
+import { ACCOUNT_INDEX, TTL_ATTRIBUTE } from '../lambdas/layout/table-layout';
 import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 
 const accountIndex: GlobalSecondaryIndex = {
@@ -27,7 +27,7 @@ export async function ensureTable(db: DynamoDBClient, table: string): Promise<vo
   try {
     const { Table } = await db.send(new DescribeTableCommand({ TableName: table }));
     // A data folder from before the index: add it (DynamoDB Local builds it from the items at once; inboxes made
-    // before it carry no key of it and are not listed, as on AWS: lambdas/store/table-layout.ts).
+    // before it carry no key of it and are not listed, as on AWS: lambdas/layout/table-layout.ts).
     if (!Table?.GlobalSecondaryIndexes?.some((index) => index.IndexName === ACCOUNT_INDEX.name)) {
       await db.send(
         new UpdateTableCommand({ TableName: table, AttributeDefinitions: indexAttributes, GlobalSecondaryIndexUpdates: [{ Create: accountIndex }] }),

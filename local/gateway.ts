@@ -20,7 +20,7 @@ import { LAMBDA_RESPONSE_LIMIT_BYTES, MAX_BODY_BYTES } from '../lambdas/core/lim
 import { matchRoute, type Route } from '../lambdas/core/routes';
 import { isPlanName } from '../lambdas/core/plans';
 import { ApiError } from '../lambdas/core/errors';
-import { DOWNLOAD_PATH } from '../lambdas/store/sqlite-store';
+import { DOWNLOAD_PATH } from '../lambdas/core/downloads';
 import type { AppContext } from '../lambdas/usecases/context';
 import { openDownload } from '../lambdas/usecases/messages';
 import { lambdaContext, loadHandler } from './handlers';

@@ -16,14 +16,14 @@ import path from 'node:path';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { DependencyUnavailable } from '../lambdas/core/errors';
 import { MAX_MESSAGE_BYTES, MAX_RECIPIENTS } from '../lambdas/core/limits';
-import type { AppContext } from '../lambdas/usecases/context';
+import type { IngestContext } from '../lambdas/usecases/context';
 import { acceptInbound, finishInbound, ingestInbound, newMailId, pendingInbound, type Envelope } from '../lambdas/usecases/inbound';
 import { admitMail, admitRecipient, QuotaReservations, reserveAccepted, type Admission } from '../lambdas/usecases/ingest';
 
 export interface MailServerOptions {
   host: string;
   port: number;
-  ctx: AppContext;
+  ctx: IngestContext;
   /** A session that sends no mail for this long is closed (NOOP and RSET do not count as mail). */
   socketTimeoutMs: number;
   /** Ingests in flight at most; a mail beyond that waits before its 250 (backpressure keeps 250→visible short). */

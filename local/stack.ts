@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { StoreKind } from '../lambdas/config/app-config';
 import { ConfigError } from '../lambdas/config/app-config';
-import { appContext, installContext, type AppContext } from '../lambdas/usecases/context';
+import { appContext } from '../lambdas/app/context';
+import { installContext } from '../lambdas/app/current';
+import type { IngestContext } from '../lambdas/usecases/context';
 import { ensureKey, issueKey, listKeys } from '../lambdas/usecases/keys';
 import { buildViewer } from '../viewer/build';
 import { serviceConfig, smtpSpoolDir, viewerBuildDir, type LocalConfig } from './config';
@@ -27,7 +29,7 @@ export interface LocalStack {
   devKey?: string;
   /** True when the store held keys already (a restart): the banner says how to get one. */
   hadKeys: boolean;
-  ctx: AppContext;
+  ctx: IngestContext;
   stop(): Promise<void>;
 }
 

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { KeyStore } from '../lambdas/core/ports';
-import { documentClient, standInSettings } from '../lambdas/store/clients';
-import { DynamoInboxStore } from '../lambdas/store/dynamo-inbox-store';
+import { awsKeyStore } from '../lambdas/app/context';
+import { standInSettings } from '../lambdas/layout/stand-ins';
 import { ensureBucket, ensureTable } from './bootstrap';
 import { LOCAL_BUCKET, LOCAL_TABLE, type LocalConfig } from './config';
 import { startDynamoDbLocal } from './dynamodb-local';
@@ -60,5 +60,5 @@ export async function standInKeyStore(dataDir: string, endpoint?: string): Promi
     await close().catch(() => undefined);
     throw error;
   }
-  return { keys: new DynamoInboxStore(documentClient(endpoint), LOCAL_TABLE), close };
+  return { keys: awsKeyStore(LOCAL_TABLE, { endpoint }), close };
 }

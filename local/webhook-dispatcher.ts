@@ -11,8 +11,7 @@
  */
 import type { DeliveryJob } from '../lambdas/core/webhooks';
 import type { AppContext } from '../lambdas/usecases/context';
-import { deliverJob, dispatchInboxExpired, dispatchMessageReceived } from '../lambdas/usecases/webhooks';
-import { StoreDeliveryQueue } from '../lambdas/webhooks/queues';
+import { deliverJob, dispatchInboxExpired, dispatchMessageReceived, dueDeliveries } from '../lambdas/usecases/webhooks';
 
 export interface DispatcherOptions {
   /** Attempts running at once (each may hold a connection up to the timeout). */
@@ -36,6 +35,7 @@ export class LocalWebhookDispatcher {
   private again = false;
   private stopped = false;
   private timer?: NodeJS.Timeout;
+  private stopListening: () => void = () => undefined;
 
   constructor(
     private readonly ctx: AppContext,
@@ -52,7 +52,7 @@ export class LocalWebhookDispatcher {
         await dispatchInboxExpired(ctx, inbox);
       },
     };
-    if (ctx.webhooks.queue instanceof StoreDeliveryQueue) ctx.webhooks.queue.onQueued = () => this.kick();
+    this.stopListening = ctx.webhooks.queue.onQueued?.(() => this.kick()) ?? (() => undefined);
     this.kick(); // jobs left by the last run
   }
 
@@ -79,7 +79,7 @@ export class LocalWebhookDispatcher {
     if (free <= 0) return;
     const now = Date.now();
     for (const [id, until] of this.held) if (until <= now) this.held.delete(id);
-    const due = await this.ctx.stores.webhooks.dueJobs(now, this.options.concurrency * LOOK_AHEAD_PER_SLOT + this.held.size);
+    const due = await dueDeliveries(this.ctx, now, this.options.concurrency * LOOK_AHEAD_PER_SLOT + this.held.size);
     const share = Math.max(1, Math.floor(this.options.concurrency / 4));
     let started = 0;
     for (const job of due) {
@@ -123,7 +123,7 @@ export class LocalWebhookDispatcher {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    if (this.ctx.webhooks.queue instanceof StoreDeliveryQueue) this.ctx.webhooks.queue.onQueued = () => undefined;
+    this.stopListening();
     await Promise.allSettled([...this.running.values()]);
     this.ctx.events = undefined;
   }

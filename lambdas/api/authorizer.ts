@@ -7,7 +7,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { ApiError, DependencyUnavailable } from '../core/errors';
 import { hashApiKey } from '../core/ids';
-import { currentContext } from '../usecases/context';
+import { currentContext } from '../app/current';
 import { authorizeKey } from '../usecases/keys';
 import { logger } from '../http/logger';
 

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { errorBody } from '../core/errors';
 import { VIEWER_SECURITY_HEADERS } from '../core/viewer-policy';
-import { installedContext } from '../usecases/context';
+import { installedContext } from '../app/current';
 
 /** The build's layout (viewer/build.ts writes it). */
 export const VIEWER_INDEX = 'index.html';

@@ -8,12 +8,12 @@
  */
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../http/logger';
-import { keys } from '../store/dynamo-inbox-store';
-import { currentContext, type AppContext } from '../usecases/context';
+import { currentContext } from '../app/current';
+import { INBOX_SK, keys } from '../layout/table-layout';
+import type { AppContext } from '../usecases/context';
 import { removeInboxObjects } from '../usecases/inboxes';
 
-/** The inbox item's keys, from the table layout's one statement of them (lib/cleanup.ts filters on the sort key). */
-export const INBOX_SK = keys.inbox('').sk;
+/** The inbox item's partition key prefix, from the table layout (lib/cleanup.ts filters on its sort key, INBOX_SK). */
 const INBOX_PK_PREFIX = keys.inbox('').pk;
 
 /** The id of the inbox a record removed, or null for any other record. */

@@ -8,6 +8,9 @@ import type { MessageRecord } from './model';
 import type { DownloadHeaders } from './ports';
 import { wellFormed } from './message';
 
+/** The path under which the local gateway serves the links the embedded store signs (on AWS, S3 serves them). */
+export const DOWNLOAD_PATH = '/_downloads/';
+
 /**
  * Why a message's raw form and attachments are not served, or null: mail SES's virus scan failed is kept (listed,
  * readable as text, its `auth.virus` saying FAIL) but none of its bytes are handed out, so a test inbox never

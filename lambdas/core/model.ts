@@ -27,7 +27,7 @@ export interface InboxRecord {
   deleting?: true;
 }
 
-/** What an inbox list shows of each inbox (an index projects only these on AWS: lambdas/store/table-layout.ts). */
+/** What an inbox list shows of each inbox (an index projects only these on AWS: lambdas/layout/table-layout.ts). */
 export type InboxListing = Pick<InboxRecord, 'id' | 'email' | 'created_at' | 'expires_at' | 'expires_at_epoch' | 'message_count' | 'deleting'>;
 
 /**

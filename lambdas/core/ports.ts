@@ -1,6 +1,6 @@
 /** What the use cases need from storage, as small interfaces: DynamoDB and S3 adapters implement them. */
 import type { InboxPosition } from './cursor';
-import type { ApiKeyRecord, InboxListing, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from './model';
+import type { ApiKeyRecord, InboxListing, InboxRecord, InboxRoute, MailHeader, MessageRecord, MessageSummary } from './model';
 import type { AttemptResult, DeliveryJob, DeliveryRecord, WebhookRecord } from './webhooks';
 import type { MessageFilter } from './search';
 
@@ -146,6 +146,12 @@ export interface DeliveryQueue {
   done(job: DeliveryJob): Promise<void>;
   /** Past the schedule: kept for inspection (AWS: the dead-letter queue; locally the delivery records suffice). */
   deadLetter(job: DeliveryJob): Promise<void>;
+  /**
+   * Calls `listener` whenever a job is queued or put back, for a queue this process pulls from itself (the local
+   * dispatcher over the store's job table: it wakes at once instead of at its next poll). Absent where another
+   * service delivers the jobs (SQS). Returns the way to stop listening.
+   */
+  onQueued?(listener: () => void): () => void;
 }
 
 /** Makes one HTTP attempt, SSRF rules applied to the addresses it resolves. */
@@ -162,6 +168,54 @@ export interface WebhookSender {
 export interface DomainEvents {
   messageStored(message: MessageRecord, inbox: InboxRoute): Promise<void>;
   inboxExpired(inbox: InboxRecord): Promise<void>;
+}
+
+export interface ParsedAttachment {
+  filename: string | null;
+  content_type: string;
+  content_id: string | null;
+  content: Buffer;
+  size: number;
+}
+
+/** A mail read by the MailParser: what ingest turns into a message record, its body and its attachments. */
+export interface ParsedMail {
+  /** The From header's address, else the envelope sender, else ''. */
+  from: string;
+  from_name: string | null;
+  subject: string;
+  /** The text/plain part, or text derived from the HTML when there is none. */
+  text: string;
+  /** The text/html part, or ''. */
+  html: string;
+  attachments: ParsedAttachment[];
+  to: string[];
+  cc: string[];
+  reply_to: string[];
+  message_id: string | null;
+  in_reply_to: string | null;
+  date: string | null;
+  /** The top-level header fields in order, decoded; at most MESSAGE_CAPS.headers of them. */
+  headers: MailHeader[];
+  /** How many header fields the mail has (more than `headers` lists when it was cut). */
+  header_count: number;
+  /** Set when the MIME structure could not be parsed and the mail was read minimally. */
+  parse_error: string | null;
+  warnings: string[];
+}
+
+export interface ParseOptions {
+  envelopeFrom?: string;
+  /** Budget for the full parse; past it the minimal parse is used. Defaults to 5 s plus 1 s per MB. */
+  timeoutMs?: number;
+}
+
+/** Raw MIME → the parts of a message (lambdas/ingest/parse-mail.ts). Neither form throws. */
+export interface MailParser {
+  /** The full parse; falls back to the minimal one when the MIME structure cannot be read in time. */
+  parse(raw: Buffer, options: ParseOptions): Promise<ParsedMail>;
+  /** Headers and the body as text, linear in the mail's size: the degraded form, with `error` as its parse error. */
+  minimal(raw: Buffer, options: ParseOptions, error: string): ParsedMail;
 }
 
 /** Everything the use cases store, behind the ports above. */

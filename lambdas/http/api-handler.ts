@@ -13,7 +13,8 @@ import { ApiError, DependencyUnavailable, errorBody, payloadTooLarge, badRequest
 import { MAX_BODY_BYTES } from '../core/limits';
 import type { Caller } from '../core/model';
 import { isPlanName } from '../core/plans';
-import { currentContext, type AppContext } from '../usecases/context';
+import { currentContext } from '../app/current';
+import type { AppContext } from '../usecases/context';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logger } from './logger';
 

@@ -7,7 +7,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SESEvent, SESReceipt } from 'aws-lambda';
 import type { AuthVerdicts, Verdict } from '../core/model';
-import { currentContext } from '../usecases/context';
+import { currentIngestContext } from '../app/ingest';
 import { ingestMessage, type InboundMail } from '../usecases/ingest';
 import { logger } from '../http/logger';
 
@@ -36,7 +36,7 @@ export function inboundMailFromSes(record: SESEvent['Records'][number]): Inbound
 }
 
 export const handler = async (event: SESEvent): Promise<{ stored: number; dropped: number }> => {
-  const context = currentContext();
+  const context = currentIngestContext();
   let stored = 0;
   let dropped = 0;
   try {

@@ -17,52 +17,9 @@ import { htmlToText } from 'html-to-text';
 import iconv from 'iconv-lite';
 import { simpleParser, type ParsedMail as MailparserResult } from 'mailparser';
 import { MESSAGE_CAPS } from '../core/limits';
+import type { MailParser, ParsedMail, ParseOptions } from '../core/ports';
 import { wellFormed } from '../core/message';
 import { charsetOf, decodeHeaderValue, parseAddresses, splitHeaders, type RawHeader } from './mime-headers';
-
-export interface ParsedAttachment {
-  filename: string | null;
-  content_type: string;
-  content_id: string | null;
-  content: Buffer;
-  size: number;
-}
-
-export interface MailHeader {
-  name: string;
-  value: string;
-}
-
-export interface ParsedMail {
-  /** The From header's address, else the envelope sender, else ''. */
-  from: string;
-  from_name: string | null;
-  subject: string;
-  /** The text/plain part, or text derived from the HTML when there is none. */
-  text: string;
-  /** The text/html part, or ''. */
-  html: string;
-  attachments: ParsedAttachment[];
-  to: string[];
-  cc: string[];
-  reply_to: string[];
-  message_id: string | null;
-  in_reply_to: string | null;
-  date: string | null;
-  /** The top-level header fields in order, decoded; at most MESSAGE_CAPS.headers of them. */
-  headers: MailHeader[];
-  /** How many header fields the mail has (more than `headers` lists when it was cut). */
-  header_count: number;
-  /** Set when the MIME structure could not be parsed and the mail was read minimally. */
-  parse_error: string | null;
-  warnings: string[];
-}
-
-export interface ParseOptions {
-  envelopeFrom?: string;
-  /** Budget for mailparser; past it the minimal parse is used. Defaults to 5 s plus 1 s per MB. */
-  timeoutMs?: number;
-}
 
 /**
  * html-to-text converts HTML up to this long and nested at most this deep; other HTML is made text by stripping its
@@ -318,3 +275,6 @@ export async function parseMail(raw: Buffer, options: ParseOptions = {}): Promis
     clearTimeout(timer);
   }
 }
+
+/** The MailParser port (core/ports.ts) the ingest use case is handed by the composition root (lambdas/app/). */
+export const mailParser: MailParser = { parse: parseMail, minimal: minimalParse };

@@ -5,23 +5,12 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { standInSettings } from '../layout/stand-ins';
 
 let dynamo: DynamoDBDocumentClient | undefined;
 
 /** Short timeouts and few retries: a dead dependency should become a 503 quickly, not a hung request. */
 export const requestHandler = { connectionTimeout: 2_000, requestTimeout: 10_000 };
-
-/**
- * What talking to the local stand-ins (DynamoDB Local, the S3 server) takes instead of AWS: their endpoint, a region,
- * any credentials, and no CRC checksums (the S3 server predates them).
- */
-export const standInSettings = (endpoint: string) => ({
-  endpoint,
-  region: 'us-east-1',
-  credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  requestChecksumCalculation: 'WHEN_REQUIRED' as const,
-  responseChecksumValidation: 'WHEN_REQUIRED' as const,
-});
 
 /** The DynamoDB document client: one per container on AWS, one per stand-in endpoint locally. */
 export function documentClient(endpoint?: string): DynamoDBDocumentClient {

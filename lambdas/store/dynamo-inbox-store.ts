@@ -17,15 +17,7 @@ import type { InboxStore, KeyStore, Page } from '../core/ports';
 import { matches, searchFields, type MessageFilter } from '../core/search';
 import { cancellationCodes, isConditionFailure, strip, transactWrite } from './dynamo-items';
 import { guard } from './guard';
-import { ACCOUNT_INDEX, EXPIRY_ATTRIBUTE, TTL_ATTRIBUTE } from './table-layout';
-
-export const keys = {
-  inbox: (id: string) => ({ pk: `INBOX#${id}`, sk: 'INBOX' }),
-  address: (address: string) => ({ pk: `ADDR#${address}`, sk: 'ADDR' }),
-  message: (inboxId: string, messageId: string) => ({ pk: `INBOX#${inboxId}`, sk: `MSG#${messageId}` }),
-  usage: (accountId: string, day: string) => ({ pk: `USAGE#${accountId}#${day}`, sk: 'USAGE' }),
-  apiKey: (hash: string) => ({ pk: `KEY#${hash}`, sk: 'KEY' }),
-};
+import { ACCOUNT_INDEX, EXPIRY_ATTRIBUTE, expiryOf, inboxFromItem, keys, TTL_ATTRIBUTE } from '../layout/table-layout';
 
 /** The key condition of a Query over an inbox's messages (its partition's `MSG#` items, in id order). */
 const messageRange = (inboxId: string) => ({
@@ -48,18 +40,9 @@ const nowEpoch = (nowMs = Date.now()) => Math.floor(nowMs / 1000);
 const lifetimeNames = { '#expiry': EXPIRY_ATTRIBUTE, '#ttl': TTL_ATTRIBUTE };
 const lifetimeAttributes = (expiresAtEpoch: number) => ({ [EXPIRY_ATTRIBUTE]: expiresAtEpoch, [TTL_ATTRIBUTE]: removalEpoch(expiresAtEpoch) });
 
-/** The expiry an inbox item or claim holds: items written before EXPIRY_ATTRIBUTE hold it in the TTL attribute. */
-const expiryOf = (item: Record<string, unknown>): number => (item[EXPIRY_ATTRIBUTE] ?? item[TTL_ATTRIBUTE]) as number;
-
 /** Conditions on that expiry (`value` names an expression value), for items of both kinds. */
 const expiryIs = (op: '>' | '<=', value: string) =>
   `(${EXPIRY_ATTRIBUTE} ${op} ${value} OR (attribute_not_exists(${EXPIRY_ATTRIBUTE}) AND ${TTL_ATTRIBUTE} ${op} ${value}))`;
-
-/** The inbox an item (or a stream image of one) holds, without the table's attributes; null for no item. */
-export function inboxFromItem(item: Record<string, unknown> | undefined): InboxRecord | null {
-  if (!item) return null;
-  return { ...strip<InboxRecord>(item, EXPIRY_ATTRIBUTE, ACCOUNT_INDEX.partitionKey)!, expires_at_epoch: expiryOf(item) };
-}
 
 /** Query calls one page of messages may make (each reads at most 1 MB): a page costs at most ~4 MB of reads. */
 export const READ_ROUNDS = 4;

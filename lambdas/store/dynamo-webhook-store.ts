@@ -11,7 +11,7 @@ import type { DeliveryJob, DeliveryRecord, WebhookRecord } from '../core/webhook
 import type { Page, WebhookStore } from '../core/ports';
 import { isConditionFailure, strip, transactWrite } from './dynamo-items';
 import { guard } from './guard';
-import { TTL_ATTRIBUTE as TTL } from './table-layout';
+import { TTL_ATTRIBUTE as TTL } from '../layout/table-layout';
 
 export const webhookKeys = {
   webhook: (accountId: string, webhookId: string) => ({ pk: `WEBHOOKS#${accountId}`, sk: `WEBHOOK#${webhookId}` }),

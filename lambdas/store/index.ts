@@ -1,6 +1,8 @@
 /** The AWS adapters (DynamoDB table, S3 bucket) behind the ports. */
 import type { AwsStoreConfig } from '../config/app-config';
-import type { BlobStore, Stores } from '../core/ports';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { BlobStore, KeyStore, Stores } from '../core/ports';
 import { documentClient } from './clients';
 import { DynamoInboxStore } from './dynamo-inbox-store';
 import { DynamoWebhookStore } from './dynamo-webhook-store';
@@ -37,4 +39,15 @@ export function awsStores(config: AwsStoreConfig): Stores {
   const client = documentClient(config.endpoints?.dynamodb);
   const dynamo = new DynamoInboxStore(client, config.table);
   return { inboxes: dynamo, keys: dynamo, webhooks: new DynamoWebhookStore(client, config.table), blobs: new LazyBlobStore(config.bucket, config.endpoints?.s3), close: async () => undefined };
+}
+
+/**
+ * The key store alone, for the keys CLI: on a deployed stack's table (`region`, the SDK's own credentials and
+ * settings otherwise), or on a local DynamoDB Local (`endpoint`).
+ */
+export function awsKeyStore(table: string, where: { region?: string; endpoint?: string } = {}): KeyStore {
+  const client = where.endpoint
+    ? documentClient(where.endpoint)
+    : DynamoDBDocumentClient.from(new DynamoDBClient(where.region ? { region: where.region } : {}), { marshallOptions: { removeUndefinedValues: true } });
+  return new DynamoInboxStore(client, table);
 }

@@ -11,7 +11,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { BlobStore, DownloadHeaders } from '../core/ports';
-import { requestHandler, standInSettings } from './clients';
+import { standInSettings } from '../layout/stand-ins';
+import { requestHandler } from './clients';
 import { guard } from './guard';
 
 let s3: S3Client | undefined;

@@ -2,15 +2,7 @@
  * The embedded adapters: InboxStore, KeyStore and BlobStore on one SQLite database in the data folder (WAL mode,
  * through `libsql`, which ships prebuilt binaries as npm packages), running inside the local stack's process.
  *
- * Durability: a write that a promise to a client rests on (a mail entering the inbound queue before its 250, an
- * inbox before its 201, a key) resolves only once the write-ahead log holding its commit has been fsynced. The
- * fsync runs on libuv's thread pool (fdatasync of the WAL file, what `synchronous = FULL` does at each commit, but
- * without blocking the event loop: the SMTP server keeps serving while the disk works), and one fsync covers every
- * commit before it. What follows from such a write (ingest's message, copies and clean-up, deletes) resolves at
- * commit: WAL keeps commits in order, so after a power loss either it is there or the inbound mail it came from
- * still is, and ingest runs again.
- * Writes that arrive together are committed together (group commit): each runs in a savepoint of one transaction,
- * so one write's failure undoes only that write, and a burst of mail costs one fsync per batch, not one per mail.
+ * Durability and group commit: sqlite-engine.ts.
  *
  * Blobs (raw mail, bodies, attachments) live in the database: one commit covers a mail and its envelope, deleting an
  * inbox deletes one key range, and there are no files to keep in step with rows.
@@ -19,34 +11,19 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EmbeddedStoreConfig } from '../config/app-config';
-import { DependencyUnavailable } from '../core/errors';
 import type { InboxPosition } from '../core/cursor';
 import type { ApiKeyRecord, InboxListing, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
 import { blobKeys, type BlobStore, type DownloadHeaders, type InboxStore, type KeyStore, type Page, type SignedDownloads, type Stores } from '../core/ports';
+import { Engine } from './sqlite-engine';
 import { SqliteWebhookStore } from './sqlite-webhook-store';
 import { matches, searchFields, type MessageFilter } from '../core/search';
 import { MAX_FILTER_SCAN_BYTES, MAX_FILTER_SCAN_ITEMS } from '../core/limits';
-
-// libsql ships no types of its own; better-sqlite3's API, of which we use this much.
-interface Statement {
-  run(...params: unknown[]): { changes: number };
-  get(...params: unknown[]): Record<string, unknown> | undefined;
-  all(...params: unknown[]): Record<string, unknown>[];
-}
-interface Database {
-  prepare(sql: string): Statement;
-  exec(sql: string): void;
-  pragma(sql: string): unknown;
-  close(): void;
-}
+import { DOWNLOAD_PATH } from '../core/downloads';
 
 export const DATABASE_FILE = 'tempmail.db';
 const SECRET_FILE = 'download-signing.key';
 /** Objects a client's promise rests on: the inbound queue (mail that got its 250) and its spool. */
 const DURABLE_PREFIXES = [blobKeys.INBOUND_PREFIX, blobKeys.SPOOL_PREFIX];
-
-/** The path under which the local gateway serves signed download links. */
-export const DOWNLOAD_PATH = '/_downloads/';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS inboxes (
@@ -107,178 +84,8 @@ CREATE TABLE IF NOT EXISTS blobs (
 );
 `;
 
-/** Faults of the engine that mean "not now" (locked by another process, disk full, I/O): a 503 / SMTP 451. */
-function guarded<T>(call: () => T): T {
-  try {
-    return call();
-  } catch (error) {
-    const code = String((error as { code?: string }).code ?? '');
-    if (/^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY)/.test(code)) throw new DependencyUnavailable('SQLite', error);
-    throw error;
-  }
-}
-
 /** Keys within a prefix, as a half-open range the primary key index answers. */
 const prefixRange = (prefix: string): [string, string] => [prefix, `${prefix}\uffff`];
-
-interface PendingWrite {
-  run: () => unknown;
-  durable: boolean;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-}
-
-/** One database, its statements, and the group-commit queue (sqlite-webhook-store.ts writes through it too). */
-export class Engine {
-  readonly db: Database;
-  private queue: PendingWrite[] = [];
-  private scheduled = false;
-  private readonly statements = new Map<string, Statement>();
-  private readonly walFile: string;
-  private walFd?: number;
-  /** Durable writes committed, waiting for the next fsync of the WAL; and whether one is running. */
-  private unsynced: { resolve: () => void; reject: (error: unknown) => void }[] = [];
-  private syncing = false;
-
-  constructor(file: string) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const Driver = require('libsql') as new (file: string) => Database;
-    ownerOnly(file);
-    this.db = new Driver(file);
-    this.db.pragma('journal_mode = WAL');
-    // Commits are ordered and survive a crash of this process; power-loss durability is the explicit fsync below.
-    this.db.pragma('synchronous = NORMAL');
-    this.walFile = `${file}-wal`;
-    // The keys CLI may write while the stack runs: wait for its lock rather than fail.
-    this.db.pragma('busy_timeout = 5000');
-    this.db.exec(SCHEMA);
-    // Data folders from before claims kept the inbox's creation time (InboxRoute.created_at): the column is added.
-    const claimColumns = this.db.prepare('SELECT name FROM pragma_table_info(?)').all('address_claims').map((c) => String(c.name));
-    if (!claimColumns.includes('created_at')) this.db.exec('ALTER TABLE address_claims ADD COLUMN created_at TEXT');
-  }
-
-  sql(text: string): Statement {
-    let statement = this.statements.get(text);
-    if (!statement) {
-      statement = this.db.prepare(text);
-      this.statements.set(text, statement);
-    }
-    return statement;
-  }
-
-  read<T>(call: () => T): T {
-    return guarded(call);
-  }
-
-  /** Runs `work` inside the next group commit; resolves once it is committed (`durable`: and fsynced). */
-  write<T>(work: () => T, durable = false): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ run: work, durable, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
-  }
-
-  private flush(): void {
-    this.scheduled = false;
-    const batch = this.queue;
-    this.queue = [];
-    const results: { ok: boolean; value: unknown }[] = [];
-    // One write alone needs no savepoint: the transaction is its own.
-    const savepoints = batch.length > 1;
-    try {
-      guarded(() => this.sql('BEGIN IMMEDIATE').run());
-    } catch (error) {
-      for (const w of batch) w.reject(error);
-      return;
-    }
-    for (const w of batch) {
-      if (savepoints) this.sql('SAVEPOINT w').run();
-      try {
-        results.push({ ok: true, value: w.run() });
-        if (savepoints) this.sql('RELEASE w').run();
-      } catch (error) {
-        if (savepoints) {
-          this.sql('ROLLBACK TO w').run();
-          this.sql('RELEASE w').run();
-        } else {
-          this.sql('ROLLBACK').run();
-          w.reject(guardedError(error));
-          return;
-        }
-        results.push({ ok: false, value: error });
-      }
-    }
-    try {
-      guarded(() => this.sql('COMMIT').run());
-    } catch (error) {
-      try {
-        this.sql('ROLLBACK').run();
-      } catch {
-        // already rolled back by the engine
-      }
-      for (const w of batch) w.reject(error);
-      return;
-    }
-    batch.forEach((w, i) => {
-      if (!results[i].ok) w.reject(guardedError(results[i].value));
-      else if (w.durable) this.unsynced.push({ resolve: () => w.resolve(results[i].value), reject: w.reject });
-      else w.resolve(results[i].value);
-    });
-    this.syncWal();
-  }
-
-  /** fdatasync of the WAL on the thread pool; the writes waiting for it resolve when it is done (or fail with it). */
-  private syncWal(): void {
-    if (this.syncing || this.unsynced.length === 0) return;
-    this.syncing = true;
-    const waiting = this.unsynced;
-    this.unsynced = [];
-    this.walFd ??= fs.openSync(this.walFile, 'r');
-    fs.fdatasync(this.walFd, (error) => {
-      this.syncing = false;
-      // A failed fsync leaves durability unknown: the caller fails (SMTP: 451, and the client sends it again).
-      for (const write of waiting) {
-        if (error) write.reject(new DependencyUnavailable('SQLite', error));
-        else write.resolve();
-      }
-      this.syncWal();
-    });
-  }
-
-  close(): void {
-    if (this.walFd !== undefined) fs.closeSync(this.walFd);
-    this.db.close();
-  }
-}
-
-/**
- * The database holds every mail and key hash: readable and writable by its owner only, whatever the umask. SQLite
- * gives its -wal and -shm files the database's mode; files of older versions are narrowed too.
- */
-function ownerOnly(file: string): void {
-  if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', 0o600));
-  for (const each of [file, `${file}-wal`, `${file}-shm`]) {
-    try {
-      fs.chmodSync(each, 0o600);
-    } catch (error) {
-      // Absent (no -wal yet), or another user's file in a shared folder: SQLite itself says what it cannot open.
-      if (!['ENOENT', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
-    }
-  }
-}
-
-function guardedError(error: unknown): unknown {
-  try {
-    return guarded(() => {
-      throw error;
-    });
-  } catch (mapped) {
-    return mapped;
-  }
-}
 
 const parse = <T>(json: unknown): T => JSON.parse(String(json)) as T;
 
@@ -288,6 +95,14 @@ const SCAN_CHUNK_ROWS = 20;
 function insertSearchRow(engine: Engine, inboxId: string, message: MessageRecord): void {
   const fields = searchFields(message);
   engine.sql('INSERT OR REPLACE INTO message_search (inbox_id, id, subject, sender, body) VALUES (?, ?, ?, ?, ?)').run(inboxId, message.id, fields.subject, fields.sender, fields.text);
+}
+
+/** The inbox, message, key and blob tables, made or brought up to date at open. */
+function migrate(engine: Engine): void {
+  engine.db.exec(SCHEMA);
+  // Data folders from before claims kept the inbox's creation time (InboxRoute.created_at): the column is added.
+  const claimColumns = engine.db.prepare('SELECT name FROM pragma_table_info(?)').all('address_claims').map((c) => String(c.name));
+  if (!claimColumns.includes('created_at')) engine.db.exec('ALTER TABLE address_claims ADD COLUMN created_at TEXT');
 }
 
 /** Data folders from before message_search existed: their messages get their rows once, at open. */
@@ -636,6 +451,7 @@ function signingSecret(dataDir: string): Buffer {
 export function openEmbeddedStores(config: EmbeddedStoreConfig): Stores {
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const engine = new Engine(path.join(config.dataDir, DATABASE_FILE));
+  migrate(engine);
   backfillSearchRows(engine);
   const inboxes = new SqliteInboxStore(engine);
   const blobs = new SqliteBlobStore(engine, signingSecret(config.dataDir), config.publicUrl);

@@ -5,7 +5,7 @@
  */
 import type { DeliveryJob, DeliveryRecord, WebhookRecord } from '../core/webhooks';
 import type { Page, WebhookStore } from '../core/ports';
-import type { Engine } from './sqlite-store';
+import type { Engine } from './sqlite-engine';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS webhooks (

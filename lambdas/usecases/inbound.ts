@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { DISABLED_VERDICTS } from '../core/model';
 import { blobKeys } from '../core/ports';
-import type { AppContext } from './context';
+import type { AppContext, IngestContext } from './context';
 import { deliverMessage, type RecipientOutcome } from './ingest';
 
 export interface Envelope {
@@ -42,7 +42,7 @@ export async function acceptInbound(ctx: AppContext, envelope: Envelope, raw: Bu
  * Runs ingest on an accepted mail: stored in every inbox it names (again: a duplicate, not a second copy). Throws on
  * a transient fault: the caller retries. `finishInbound` then removes it from the queue.
  */
-export async function ingestInbound(ctx: AppContext, envelope: Envelope): Promise<RecipientOutcome[]> {
+export async function ingestInbound(ctx: IngestContext, envelope: Envelope): Promise<RecipientOutcome[]> {
   return deliverMessage(ctx, {
     mailId: envelope.mailId,
     recipients: envelope.recipients,

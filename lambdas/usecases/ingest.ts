@@ -15,9 +15,8 @@ import { isExpired, receivedBeforeInbox, utcDay } from '../core/inbox';
 import { MESSAGE_CAPS } from '../core/limits';
 import { boundedFileName, boundedHeaders, boundedLinks, messageItem, summaryFields } from '../core/message';
 import type { AttachmentRecord, AuthVerdicts, InboxRoute, MessageRecord } from '../core/model';
-import { blobKeys } from '../core/ports';
-import { minimalParse, parseMail, type ParsedMail } from '../ingest/parse-mail';
-import type { AppContext } from './context';
+import { blobKeys, type ParsedMail } from '../core/ports';
+import type { AppContext, IngestContext } from './context';
 
 export interface InboundMail {
   /** SES's message id (locally: the SMTP stand-in's). The raw message is at `inbound/<id>`. */
@@ -202,14 +201,14 @@ export async function admitMail(ctx: AppContext, recipients: string[], reservati
  * goes to (or dropped for a reason that will not change), and nothing else needs the copy SES or the SMTP stand-in
  * wrote. A transient fault throws before that, so a retry (Lambda's, the stand-in's) finds the object still there.
  */
-export async function ingestMessage(ctx: AppContext, mail: InboundMail): Promise<RecipientOutcome[]> {
+export async function ingestMessage(ctx: IngestContext, mail: InboundMail): Promise<RecipientOutcome[]> {
   const outcomes = await deliverMessage(ctx, mail);
   await ctx.stores.blobs.delete(blobKeys.inbound(mail.mailId));
   return outcomes;
 }
 
 /** Stores the mail for each live inbox it names, leaving the inbound object to the caller (the local queue). */
-export async function deliverMessage(ctx: AppContext, mail: InboundMail): Promise<RecipientOutcome[]> {
+export async function deliverMessage(ctx: IngestContext, mail: InboundMail): Promise<RecipientOutcome[]> {
   const outcomes: RecipientOutcome[] = [];
   const targets: { recipient: string; inbox: InboxRoute }[] = [];
   const routed = inboxAddresses(mail.recipients, ctx.settings.domains);
@@ -239,7 +238,7 @@ export async function deliverMessage(ctx: AppContext, mail: InboundMail): Promis
     if (stored.every(Boolean)) return [...outcomes, ...targets.map(({ recipient }, i) => ({ recipient, outcome: 'duplicate' as const, messageId: ids[i] }))];
     throw new Error(`raw message ${rawKey} not found`);
   }
-  const parsed = await parseMail(raw, { envelopeFrom: mail.envelopeFrom });
+  const parsed = await ctx.mail.parse(raw, { envelopeFrom: mail.envelopeFrom });
 
   // The attachments, once stored for one inbox: copied from there for the next (S3 copies server-side) instead of
   // uploaded again. Each inbox still has copies of its own under its prefix, so deleting an inbox or a message
@@ -262,7 +261,7 @@ export async function deliverMessage(ctx: AppContext, mail: InboundMail): Promis
       // It would fail the same way on every retry: store what surely fits, from the raw headers.
       degraded = `the message could not be stored in full (${(error as Error).message}); shown as plain text, the raw mail is complete`;
       await ctx.stores.blobs.deletePrefix(blobKeys.message(inbox.id, messageId));
-      stored = await storeMessage(ctx, inbox, messageId, rawKey, minimalParse(raw, { envelopeFrom: mail.envelopeFrom }, degraded), raw.length, mail);
+      stored = await storeMessage(ctx, inbox, messageId, rawKey, ctx.mail.minimal(raw, { envelopeFrom: mail.envelopeFrom }, degraded), raw.length, mail);
     }
     const { result, record, attachmentKeys } = stored;
     if (result === 'quota' || result === 'gone') {

@@ -166,6 +166,11 @@ export async function dispatchInboxExpired(ctx: AppContext, inbox: InboxRecord):
 
 export type DeliveryOutcome = DeliveryRecord['outcome'] | 'dropped';
 
+/** Jobs due at `nowMs`, earliest first, at most `limit`: what a dispatcher that pulls its own queue runs next. */
+export function dueDeliveries(ctx: AppContext, nowMs: number, limit: number): Promise<DeliveryJob[]> {
+  return ctx.stores.webhooks.dueJobs(nowMs, limit);
+}
+
 /**
  * One attempt of a job. Its record is written before the queue moves on, so a crash in between repeats the attempt
  * (at least once; the `webhook-id` lets the receiver drop the repeat) and never loses it.

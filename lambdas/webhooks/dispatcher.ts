@@ -4,7 +4,7 @@
  * stream and not a call from ingest: the stream record exists exactly when the message item was written, so an
  * event is never lost between the write and a send, and ingest stays as fast as before.
  * `inbox.expired` comes from DynamoDB's TTL deletion of the inbox item (free, exact, no scan or index), which
- * happens after its removal time (expiry plus the grace: lambdas/store/table-layout.ts) with a delay DynamoDB does
+ * happens after its removal time (expiry plus the grace: lambdas/layout/table-layout.ts) with a delay DynamoDB does
  * not bound (usually minutes to hours, within a few days); locally the sweep reports it an hour after expiry. A scheduled scan would be timelier but costs a read of every inbox.
  * Records that fail are reported back (partial batch response), so only they are retried.
  */
@@ -13,16 +13,10 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { MessageRecord } from '../core/model';
 import { logger } from '../http/logger';
-import { inboxFromItem, keys } from '../store/dynamo-inbox-store';
-import { TTL_ATTRIBUTE } from '../store/table-layout';
-import { currentContext, type AppContext } from '../usecases/context';
+import { inboxFromItem, INBOX_SK, MESSAGE_SK_PREFIX, TTL_ATTRIBUTE, TTL_PRINCIPAL } from '../layout/table-layout';
+import { currentContext } from '../app/current';
+import type { AppContext } from '../usecases/context';
 import { dispatchInboxExpired, dispatchMessageReceived } from '../usecases/webhooks';
-
-/** The sort keys the stream filter matches (lib/webhooks.ts), from the table layout's one statement of them. */
-export const MESSAGE_SK_PREFIX = keys.message('', '').sk;
-export const INBOX_SK = keys.inbox('').sk;
-/** Who DynamoDB names as the deleter of items its TTL removes. */
-export const TTL_PRINCIPAL = 'dynamodb.amazonaws.com';
 
 const image = <T>(attrs: Record<string, unknown> | undefined): T => {
   const { pk: _pk, sk: _sk, ...rest } = unmarshall((attrs ?? {}) as Record<string, AttributeValue>);

@@ -1,7 +1,7 @@
 /**
  * Where deliveries wait (the DeliveryQueue port):
  * - StoreDeliveryQueue, the local form: the store's job table (SQLite or DynamoDB Local), so a pending retry
- *   survives a restart; `onQueued` wakes the local dispatcher at once instead of at its next poll.
+ *   survives a restart; its `onQueued` listeners wake the local dispatcher at once instead of at its next poll.
  * - SqsDeliveryQueue, AWS: one SQS message per attempt, delayed until it is due. SQS delays stop at 15 minutes, so a
  *   longer wait (the schedule goes up to 10 h) is a chain of delayed messages: the sender puts back a job that is
  *   not yet due with the time that remains (lambdas/webhooks/sender.ts). EventBridge Scheduler could hold the long
@@ -12,18 +12,27 @@ import type { DeliveryQueue, WebhookStore } from '../core/ports';
 import type { DeliveryJob } from '../core/webhooks';
 
 export class StoreDeliveryQueue implements DeliveryQueue {
-  onQueued: () => void = () => undefined;
+  private readonly listeners = new Set<() => void>();
   constructor(private readonly store: WebhookStore) {}
+
+  onQueued(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private queued(): void {
+    for (const listener of this.listeners) listener();
+  }
 
   async enqueue(jobs: DeliveryJob[]): Promise<void> {
     if (jobs.length === 0) return;
     await this.store.putJobs(jobs);
-    this.onQueued();
+    this.queued();
   }
 
   async retry(job: DeliveryJob): Promise<void> {
     await this.store.rescheduleJob(job);
-    this.onQueued();
+    this.queued();
   }
 
   async done(job: DeliveryJob): Promise<void> {

@@ -8,7 +8,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { DeliveryJob } from '../core/webhooks';
 import { logger } from '../http/logger';
-import { currentContext } from '../usecases/context';
+import { currentContext } from '../app/current';
 import { deliverJob } from '../usecases/webhooks';
 
 /** A job this close to its due time is sent now rather than delayed again. */

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { appConfig } from '../../lambdas/config/app-config';
-import { appContext } from '../../lambdas/usecases/context';
+import { appContext } from '../../lambdas/app/context';
 import { DAY, inboxRecord, message, storeContract } from './contract';
 
 storeContract('the embedded store (SQLite)', async () => {

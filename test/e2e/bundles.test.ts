@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleLambdas } from '../../scripts/bundle-lambdas';
-import { ROUTES } from '../../lambdas/core/routes';
+import { INGEST_HANDLER, ROUTES } from '../../lambdas/core/routes';
 import { expectError, http } from '../support/http';
 import { eventually, sendMail } from '../support/mail';
 import { startStack, type StackHandle } from '../support/stack';
@@ -13,9 +13,10 @@ import { startStack, type StackHandle } from '../support/stack';
 // Inside the repository, so the bundles' external @aws-sdk/* resolve from node_modules as the Lambda runtime provides them.
 const bundleDir = path.resolve(__dirname, '../../dist', `test-bundles-${process.pid}`);
 let stack: StackHandle;
+let built: Awaited<ReturnType<typeof bundleLambdas>>;
 
 beforeAll(async () => {
-  const built = await bundleLambdas(bundleDir);
+  built = await bundleLambdas(bundleDir);
   // One per handler: the routes' (the viewer's two share none), the authorizer, ingest, the webhook dispatcher and
   // sender, the inbox cleanup.
   expect(built).toHaveLength(new Set(ROUTES.map((r) => r.handler)).size + 5);
@@ -24,6 +25,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   fs.rmSync(bundleDir, { recursive: true, force: true });
+});
+
+it('carries in each bundle only the adapters its function uses (lambdas/app/)', () => {
+  // Markers: a statement of the embedded store's engine, and an error message of the MIME parser.
+  const carries = (file: string, marker: string) => fs.readFileSync(file, 'utf8').includes(marker);
+  const withSqlite = built.filter((b) => carries(b.file, 'BEGIN IMMEDIATE')).map((b) => b.handler);
+  const withParser = built.filter((b) => carries(b.file, 'mailparser took longer than')).map((b) => b.handler);
+  expect(withSqlite).toEqual([]);
+  expect(withParser).toEqual([INGEST_HANDLER]);
 });
 
 it('serves the API and ingests mail from the deployed bundles', async () => {

@@ -1,6 +1,6 @@
 /**
  * The storage side of the synthesized template: the table's account index (sparse, projecting what the list shows:
- * lambdas/store/table-layout.ts), and the inbox cleanup (lib/cleanup.ts): the stream mapping passes only REMOVEs of
+ * lambdas/layout/table-layout.ts), and the inbox cleanup (lib/cleanup.ts): the stream mapping passes only REMOVEs of
  * inbox items, failed batches go to a dead-letter queue watched by an alarm, and the function may only list and
  * delete under `inboxes/`. cdk-nag clean (synth throws otherwise). Bundling is skipped: test/infra/stack.test.ts does it.
  */
@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { createApp } from '../../lib/app';
 import { blobKeys } from '../../lambdas/core/ports';
-import { ACCOUNT_INDEX, LEGACY_ACCOUNT_INDEX } from '../../lambdas/store/table-layout';
+import { ACCOUNT_INDEX, LEGACY_ACCOUNT_INDEX } from '../../lambdas/layout/table-layout';
 
 type Resource = { Properties: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
 let template: Template;

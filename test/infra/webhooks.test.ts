@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { createApp } from '../../lib/app';
 import { functionId } from '../../lib/api';
-import { TTL_ATTRIBUTE } from '../../lambdas/store/table-layout';
+import { TTL_ATTRIBUTE } from '../../lambdas/layout/table-layout';
 import { SENDER_BATCH_SIZE, SENDER_MAX_RECEIVES, SENDER_TIMEOUT_SECONDS } from '../../lib/webhooks';
 import { ROUTES } from '../../lambdas/core/routes';
 import { DELIVERY_RECORD_SECONDS } from '../../lambdas/core/webhooks';

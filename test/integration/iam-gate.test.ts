@@ -20,7 +20,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { ACCOUNT_INDEX } from '../../lambdas/store/table-layout';
+import { ACCOUNT_INDEX } from '../../lambdas/layout/table-layout';
 import { createApp } from '../../lib/app';
 import { ensureBucket, ensureTable } from '../../local/bootstrap';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { freePort } from '../../local/ports';
 import { envelopeMetadata } from '../../lambdas/usecases/inbound';
-import { installContext } from '../../lambdas/usecases/context';
+import { installContext } from '../../lambdas/app/current';
 import { blobKeys } from '../../lambdas/core/ports';
 import { sesEvent } from '../support/ses';
 import { http } from '../support/http';

@@ -7,12 +7,13 @@ import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { appConfig } from '../../lambdas/config/app-config';
 import type { BlobStore, InboxStore, KeyStore, WebhookStore } from '../../lambdas/core/ports';
-import { documentClient, standInSettings } from '../../lambdas/store/clients';
+import { standInSettings } from '../../lambdas/layout/stand-ins';
+import { documentClient } from '../../lambdas/store/clients';
 import { removalEpoch } from '../../lambdas/core/inbox';
-import { keys } from '../../lambdas/store/dynamo-inbox-store';
-import { EXPIRY_ATTRIBUTE, TTL_ATTRIBUTE } from '../../lambdas/store/table-layout';
+import { EXPIRY_ATTRIBUTE, keys, TTL_ATTRIBUTE } from '../../lambdas/layout/table-layout';
 import { DATABASE_FILE } from '../../lambdas/store/sqlite-store';
-import { appContext, type AppContext } from '../../lambdas/usecases/context';
+import { appContext } from '../../lambdas/app/context';
+import type { IngestContext } from '../../lambdas/usecases/context';
 import type { KeyContext } from '../../lambdas/usecases/keys';
 import { LOCAL_BUCKET, LOCAL_TABLE } from '../../local/config';
 
@@ -31,7 +32,7 @@ export interface TestStores {
   /** For the key use cases. */
   keyContext: KeyContext;
   /** The whole context on the stack's storage (for running handlers in the test process). */
-  context: AppContext;
+  context: IngestContext;
   /** Moves an inbox's expiry (and its claim's) to `epoch`: time passing, without waiting for it. */
   setExpiry(inboxId: string, email: string, epoch: number): Promise<void>;
   /** Inbox, address claim and message records still stored (after deletes: none). */

@@ -11,7 +11,9 @@ import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { handler } from '../../lambdas/api/authorizer';
 import { appConfig } from '../../lambdas/config/app-config';
 import { newApiKey } from '../../lambdas/core/ids';
-import { appContext, installContext, type AppContext } from '../../lambdas/usecases/context';
+import { appContext } from '../../lambdas/app/context';
+import { installContext } from '../../lambdas/app/current';
+import type { AppContext } from '../../lambdas/usecases/context';
 import { issueKey } from '../../lambdas/usecases/keys';
 
 let ctx: AppContext;

@@ -10,7 +10,8 @@ import { appConfig } from '../../lambdas/config/app-config';
 import { DependencyUnavailable } from '../../lambdas/core/errors';
 import { DISABLED_VERDICTS } from '../../lambdas/core/model';
 import { blobKeys, type InboxStore } from '../../lambdas/core/ports';
-import { appContext, type AppContext } from '../../lambdas/usecases/context';
+import { appContext } from '../../lambdas/app/context';
+import type { IngestContext } from '../../lambdas/usecases/context';
 import { createInbox } from '../../lambdas/usecases/inboxes';
 import { ingestMessage } from '../../lambdas/usecases/ingest';
 import { getMessage } from '../../lambdas/usecases/messages';
@@ -24,7 +25,7 @@ afterAll(async () => {
 });
 
 /** The context with putMessage failing once with `error`. */
-function failingOnce(error: Error): AppContext {
+function failingOnce(error: Error): IngestContext {
   let failed = false;
   const inboxes: InboxStore = Object.create(ctx.stores.inboxes);
   inboxes.putMessage = (...args) => {

@@ -8,13 +8,14 @@ import path from 'node:path';
 import { appConfig } from '../../lambdas/config/app-config';
 import type { Caller } from '../../lambdas/core/model';
 import { blobKeys } from '../../lambdas/core/ports';
-import { appContext, type AppContext } from '../../lambdas/usecases/context';
+import { appContext } from '../../lambdas/app/context';
+import type { IngestContext } from '../../lambdas/usecases/context';
 import { acceptInbound, finishInbound, ingestInbound, newMailId, pendingInbound, type Envelope } from '../../lambdas/usecases/inbound';
 import { createInbox, deleteInbox, ownedInbox, sweepExpired } from '../../lambdas/usecases/inboxes';
 import { admitMail, admitRecipient, QuotaReservations } from '../../lambdas/usecases/ingest';
 import { deleteMessage, getMessage, listMessages } from '../../lambdas/usecases/messages';
 
-let ctx: AppContext;
+let ctx: IngestContext;
 let dataDir: string;
 let clock = Date.now();
 const owner: Caller = { account_id: 'acct_owner', plan: 'enterprise' };

@@ -1,7 +1,10 @@
 /**
- * The table's layout, stated once for the CDK table (lib/storage.ts), the local table (local/bootstrap.ts) and the
- * adapters: its TTL attribute and its secondary index. No SDK import: the CDK app loads this file.
+ * The table's layout, stated once for the CDK table and its stream filter (lib/storage.ts, lib/webhooks.ts), the local
+ * table (local/bootstrap.ts) and the adapters that read and write it (lambdas/store/dynamo-*, the stream dispatcher):
+ * its keys, its TTL and expiry attributes, its secondary index, and how an inbox item reads back. Outside the
+ * adapters and free of SDK imports, because the CDK app loads this file and must load no adapter.
  */
+import type { InboxRecord } from '../core/model';
 
 /**
  * DynamoDB's TTL attribute: when the item may be removed (epoch seconds; TTL never deletes an item before it, and
@@ -45,3 +48,28 @@ export const ACCOUNT_INDEX = {
 } as const;
 
 export const LEGACY_ACCOUNT_INDEX = { name: 'by_account', partitionKey: 'account_id', sortKey: 'created_at' } as const;
+
+/** Every item's key: one table, generic `pk`/`sk` (DESIGN §4). */
+export const keys = {
+  inbox: (id: string) => ({ pk: `INBOX#${id}`, sk: 'INBOX' }),
+  address: (address: string) => ({ pk: `ADDR#${address}`, sk: 'ADDR' }),
+  message: (inboxId: string, messageId: string) => ({ pk: `INBOX#${inboxId}`, sk: `MSG#${messageId}` }),
+  usage: (accountId: string, day: string) => ({ pk: `USAGE#${accountId}#${day}`, sk: 'USAGE' }),
+  apiKey: (hash: string) => ({ pk: `KEY#${hash}`, sk: 'KEY' }),
+};
+
+/** The sort keys the stream filter matches (lib/webhooks.ts) and the dispatcher checks again. */
+export const MESSAGE_SK_PREFIX = keys.message('', '').sk;
+export const INBOX_SK = keys.inbox('').sk;
+/** Who DynamoDB names as the deleter of items its TTL removes. */
+export const TTL_PRINCIPAL = 'dynamodb.amazonaws.com';
+
+/** The expiry an inbox item or claim holds: items written before EXPIRY_ATTRIBUTE hold it in the TTL attribute. */
+export const expiryOf = (item: Record<string, unknown>): number => (item[EXPIRY_ATTRIBUTE] ?? item[TTL_ATTRIBUTE]) as number;
+
+/** The inbox an item (or a stream image of one) holds, without the table's attributes; null for no item. */
+export function inboxFromItem(item: Record<string, unknown> | undefined): InboxRecord | null {
+  if (!item) return null;
+  const { pk: _pk, sk: _sk, [EXPIRY_ATTRIBUTE]: _expiry, [ACCOUNT_INDEX.partitionKey]: _account, ...record } = item;
+  return { ...(record as unknown as InboxRecord), expires_at_epoch: expiryOf(item) };
+}

@@ -1,0 +1,22 @@
+/**
+ * The composition root: the one module that knows every adapter. `appContext(config)` builds the context the use
+ * cases run against, from the one validated config (lambdas/config/app-config.ts), with the adapters its store
+ * kind names:
+ * - `dynamodb`: DynamoDB and S3 (lambdas/app/aws-context.ts; the local stack's DynamoDB Local + S3 server form);
+ * - `embedded`: SQLite in the data folder (the local stack's default).
+ * The local stack, the CLI and the tests build theirs here; a deployed function builds its own in
+ * lambdas/app/current.ts, which never imports this file (a Lambda bundle carries no SQLite).
+ */
+import type { AppConfig } from '../config/app-config';
+import { openEmbeddedStores } from '../store/sqlite-store';
+import { mailParser } from '../ingest/parse-mail';
+import type { IngestContext } from '../usecases/context';
+import { awsContext, contextOn } from './aws-context';
+
+export function appContext(config: AppConfig, now: () => number = Date.now): IngestContext {
+  const ctx = config.store.kind === 'embedded' ? contextOn(config, openEmbeddedStores(config.store), now) : awsContext(config, now);
+  return Object.assign(ctx, { mail: mailParser });
+}
+
+/** The keys CLI's store on a DynamoDB table (a deployed stack's, or the dynamodb form's DynamoDB Local). */
+export { awsKeyStore } from '../store';
