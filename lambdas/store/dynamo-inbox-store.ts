@@ -147,9 +147,10 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
             TableName: this.table,
             IndexName: ACCOUNT_INDEX.name,
             KeyConditionExpression: '#account = :account',
-            // The index holds inbox items only, each with its expiry (table-layout.ts).
-            FilterExpression: expiryIs('>', ':now'),
-            ExpressionAttributeNames: { '#account': ACCOUNT_INDEX.partitionKey },
+            // The index holds inbox items only, each written with EXPIRY_ATTRIBUTE, the one expiry it projects
+            // (table-layout.ts): the TTL attribute, which expiryIs also reads for older items, is not in it.
+            FilterExpression: '#expiry > :now',
+            ExpressionAttributeNames: { '#account': ACCOUNT_INDEX.partitionKey, '#expiry': EXPIRY_ATTRIBUTE },
             ExpressionAttributeValues: { ':account': accountId, ':now': epoch },
             Select: 'COUNT',
             ExclusiveStartKey: start,
