@@ -86,7 +86,7 @@ export class LocalMailServer {
   private readonly perClient = new Map<string, number>();
   /** session id → when it last made progress with a mail: connected, MAIL, RCPT, a chunk of DATA, its end. */
   private readonly lastMail = new Map<string, number>();
-  /** session id → recipients refused in the session so far (never reset by RSET or a new MAIL). */
+  /** session id → recipients refused as dead or foreign in the session so far (never reset by RSET or a new MAIL). */
   private readonly rejected = new Map<string, number>();
   private readonly reservations = new QuotaReservations();
   private idleTimer?: NodeJS.Timeout;
@@ -194,6 +194,8 @@ export class LocalMailServer {
     if (session.envelope.rcptTo.length + rejected >= MAX_RECIPIENTS) throw new SmtpReply(452, '4.5.3 Too many recipients');
     const admission = await admitRecipient(this.options.ctx, address.address, this.reservations);
     if (admission === 'ok') return;
+    // A full quota (452) says nothing about the address and a sender retries it later: neither counted nor slowed.
+    if (admission === 'quota') throw REFUSALS.quota;
     this.rejected.set(session.id, rejected + 1);
     const wait = tarpitDelayMs(rejected + 1, this.options.tarpitStepMs);
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
