@@ -203,5 +203,7 @@ describe('the account index', () => {
     const third = await ctx.stores.inboxes.listInboxes(accountId, 2, second.last);
     expect([...first.items, ...second.items, ...third.items].map((i) => i.id)).toEqual(made.reverse().map((i) => i.id));
     expect(third.last).toBeUndefined();
+    // The plan's max_inboxes counts live inboxes from the same index.
+    expect(await ctx.stores.inboxes.liveInboxCount(accountId, Math.floor(Date.now() / 1000), 100)).toBe(5);
   });
 });
