@@ -244,7 +244,8 @@ describe('tempmail-mcp over stdio', () => {
     const { id } = (await call(client, 'create_inbox', {})).structuredContent;
     const started = Date.now();
     const result = await call(client, 'wait_for_message', { inbox_id: id, timeout_seconds: 2 });
-    expect(Date.now() - started).toBeLessThan(6_000);
+    // It held for its timeout (a lower bound, which load cannot break); the test's own timeout bounds it above.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ timed_out: true, message: null });
     expect(result.content[0].text).toMatch(/call wait_for_message again/i);
