@@ -83,9 +83,10 @@ export function handlerFunction(scope: Construct, id: string, props: HandlerFunc
   acknowledgeNag(fn, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]');
   // Only the actions the access list names, on this table and bucket only: no grant* helpers, which add more.
   const actions = actionsFor(props.access);
-  if (actions.table.length) {
-    // And its account index, by name (GET /v1/inboxes queries it).
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: actions.table, resources: [props.table.tableArn, `${props.table.tableArn}/index/${ACCOUNT_INDEX.name}`] }));
+  if (actions.table.length) fn.addToRolePolicy(new iam.PolicyStatement({ actions: actions.table, resources: [props.table.tableArn] }));
+  // The account index, by name, only to what queries it (listing and counting an account's inboxes).
+  if (actions.accountIndex.length) {
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: actions.accountIndex, resources: [`${props.table.tableArn}/index/${ACCOUNT_INDEX.name}`] }));
   }
   for (const [prefix, objectActions] of Object.entries(actions.objects)) {
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: objectActions, resources: [props.bucket.arnForObjects(`${prefix}*`)] }));

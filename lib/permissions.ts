@@ -7,10 +7,19 @@
 import type { Access } from '../lambdas/core/routes';
 import { blobKeys } from '../lambdas/core/ports';
 
-export const TABLE_ACTIONS: Record<'table:get' | 'table:read' | 'table:write', readonly string[]> = {
+/** On the table itself. */
+export const TABLE_ACTIONS: Record<'table:get' | 'table:query' | 'table:put' | 'table:update' | 'table:delete' | 'table:batch-write', readonly string[]> = {
   'table:get': ['dynamodb:GetItem'],
-  'table:read': ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem'],
-  'table:write': ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem'],
+  'table:query': ['dynamodb:Query'],
+  'table:put': ['dynamodb:PutItem'],
+  'table:update': ['dynamodb:UpdateItem'],
+  'table:delete': ['dynamodb:DeleteItem'],
+  'table:batch-write': ['dynamodb:BatchWriteItem'],
+};
+
+/** On the account index only (its ARN, not the table's). */
+export const INDEX_ACTIONS: Record<'accounts:query', readonly string[]> = {
+  'accounts:query': ['dynamodb:Query'],
 };
 
 /** On the webhook key (KMS) and the delivery queues (SQS): SendMessageBatch is authorised by sqs:SendMessage. */
@@ -21,7 +30,7 @@ export const WEBHOOK_ACTIONS: Record<'secrets:seal' | 'secrets:open' | 'deliveri
   'deliveries:dead-letter': ['sqs:SendMessage'],
 };
 
-type ObjectAccess = Exclude<Access, keyof typeof TABLE_ACTIONS | keyof typeof WEBHOOK_ACTIONS>;
+type ObjectAccess = Exclude<Access, keyof typeof TABLE_ACTIONS | keyof typeof INDEX_ACTIONS | keyof typeof WEBHOOK_ACTIONS | 'bucket:list'>;
 
 export const BUCKET_OBJECT_ACTIONS: Record<ObjectAccess, readonly string[]> = {
   'bucket:read': ['s3:GetObject'],
@@ -43,6 +52,8 @@ export const ACCESS_PREFIX: Record<ObjectAccess, string> = {
 export interface ScopedActions {
   /** On the table ARN. */
   table: string[];
+  /** On the account index's ARN. */
+  accountIndex: string[];
   /** Object actions by key prefix (granted on arn/<prefix>*). */
   objects: Record<string, string[]>;
   /** Prefixes s3:ListBucket may list (a condition on s3:prefix); empty: no ListBucket. */
@@ -59,19 +70,23 @@ export function actionsFor(access: readonly Access[]): ScopedActions {
   const table = new Set<string>();
   const objects: Record<string, Set<string>> = {};
   const key = new Set<string>();
+  const accountIndex = new Set<string>();
   for (const a of access) {
     if (a in TABLE_ACTIONS) TABLE_ACTIONS[a as keyof typeof TABLE_ACTIONS].forEach((x) => table.add(x));
+    else if (a === 'accounts:query') INDEX_ACTIONS[a].forEach((x) => accountIndex.add(x));
+    else if (a === 'bucket:list') continue;
     else if (a === 'secrets:seal' || a === 'secrets:open') WEBHOOK_ACTIONS[a].forEach((x) => key.add(x));
     else if (a === 'deliveries:send' || a === 'deliveries:dead-letter') continue;
     else BUCKET_OBJECT_ACTIONS[a as ObjectAccess].forEach((x) => (objects[ACCESS_PREFIX[a as ObjectAccess]] ??= new Set()).add(x));
   }
   const queue = access.includes('deliveries:send') ? [...WEBHOOK_ACTIONS['deliveries:send']] : [];
   const deadLetters = access.includes('deliveries:dead-letter') ? [...WEBHOOK_ACTIONS['deliveries:dead-letter']] : [];
-  // Deleting an inbox or a message lists its prefix, and reading needs ListBucket for a missing object to be 404
-  // rather than 403; both only ever under inboxes/.
-  const listPrefixes = access.includes('bucket:read') || access.includes('bucket:delete') ? [blobKeys.INBOXES_PREFIX] : [];
+  // Deleting an inbox or a message lists its prefix (bucket:list), and reading needs ListBucket for a missing
+  // object to be 404 rather than 403; both only ever under inboxes/.
+  const listPrefixes = access.includes('bucket:read') || access.includes('bucket:list') ? [blobKeys.INBOXES_PREFIX] : [];
   return {
     table: [...table].sort(),
+    accountIndex: [...accountIndex].sort(),
     objects: Object.fromEntries(Object.entries(objects).map(([prefix, set]) => [prefix, [...set].sort()])),
     listPrefixes,
     key: [...key].sort(),

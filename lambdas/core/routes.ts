@@ -8,13 +8,29 @@ export const VIEWER_HANDLERS: readonly string[] = ['api/get-viewer', 'api/get-vi
 import { MAX_ROUTE_TIMEOUT_SECONDS } from './limits';
 
 /**
- * `table:get` is GetItem alone; `bucket:*` act on inboxes' objects (`inboxes/`), `inbound:*` on the raw mail SES
- * drops (`inbound/`), which only ingest may touch.
+ * What a function's code calls, one DynamoDB action each (lib/permissions.ts): a function is granted what its own
+ * code path issues, nothing more. Transactions are authorised item by item (a Put in TransactWriteItems needs
+ * PutItem), and no code issues ConditionCheck or BatchGetItem, so neither is an access. `accounts:query` is the
+ * account index, which only GET /v1/inboxes and POST /v1/inboxes (counting the live inboxes) query. `bucket:*` act
+ * on inboxes' objects (`inboxes/`), `inbound:*` on the raw mail SES drops (`inbound/`), which only ingest may touch.
  */
 export type Access =
+  /** GetItem */
   | 'table:get'
-  | 'table:read'
-  | 'table:write'
+  /** Query on the table (an inbox's messages, an account's webhooks, a webhook's deliveries) */
+  | 'table:query'
+  /** PutItem, alone or in a transaction */
+  | 'table:put'
+  /** UpdateItem, alone or in a transaction */
+  | 'table:update'
+  /** DeleteItem, alone or in a transaction */
+  | 'table:delete'
+  /** BatchWriteItem (deletes of an inbox's messages, 25 at a time) */
+  | 'table:batch-write'
+  /** Query on the account index (inboxes_by_account) */
+  | 'accounts:query'
+  /** ListBucket under inboxes/ only, without reading objects (deleting a prefix lists it) */
+  | 'bucket:list'
   | 'bucket:read'
   | 'bucket:write'
   | 'bucket:delete'
@@ -49,22 +65,22 @@ export interface Route {
 }
 
 export const ROUTES: readonly Route[] = [
-  { name: 'listInboxes', method: 'GET', path: '/v1/inboxes', handler: 'api/list-inboxes', auth: true, access: ['table:read'], summary: "List the caller's inboxes, newest first" },
-  { name: 'createInbox', method: 'POST', path: '/v1/inboxes', handler: 'api/create-inbox', auth: true, access: ['table:read', 'table:write'], summary: 'Create an inbox' },
-  { name: 'getInbox', method: 'GET', path: '/v1/inboxes/{inbox_id}', handler: 'api/get-inbox', auth: true, access: ['table:read'], summary: 'Get an inbox' },
-  { name: 'deleteInbox', method: 'DELETE', path: '/v1/inboxes/{inbox_id}', handler: 'api/delete-inbox', auth: true, access: ['table:read', 'table:write', 'bucket:read', 'bucket:delete'], summary: 'Delete an inbox and all its messages', timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS },
-  { name: 'listMessages', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages', handler: 'api/list-messages', auth: true, access: ['table:read'], summary: 'List messages, newest first' },
-  { name: 'waitForMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/wait', handler: 'api/wait-for-message', auth: true, access: ['table:read', 'bucket:read'], summary: 'Wait for a message to arrive', timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS, longPoll: true },
-  { name: 'getMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}', handler: 'api/get-message', auth: true, access: ['table:read', 'bucket:read'], summary: 'Get a full message' },
-  { name: 'deleteMessage', method: 'DELETE', path: '/v1/inboxes/{inbox_id}/messages/{message_id}', handler: 'api/delete-message', auth: true, access: ['table:read', 'table:write', 'bucket:read', 'bucket:delete'], summary: 'Delete one message' },
-  { name: 'getRawMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}/raw', handler: 'api/get-raw-message', auth: true, access: ['table:read', 'bucket:read'], summary: 'Get the original MIME message' },
+  { name: 'listInboxes', method: 'GET', path: '/v1/inboxes', handler: 'api/list-inboxes', auth: true, access: ['accounts:query'], summary: "List the caller's inboxes, newest first" },
+  { name: 'createInbox', method: 'POST', path: '/v1/inboxes', handler: 'api/create-inbox', auth: true, access: ['accounts:query', 'table:put'], summary: 'Create an inbox' },
+  { name: 'getInbox', method: 'GET', path: '/v1/inboxes/{inbox_id}', handler: 'api/get-inbox', auth: true, access: ['table:get'], summary: 'Get an inbox' },
+  { name: 'deleteInbox', method: 'DELETE', path: '/v1/inboxes/{inbox_id}', handler: 'api/delete-inbox', auth: true, access: ['table:get', 'table:update', 'table:query', 'table:batch-write', 'table:delete', 'bucket:list', 'bucket:delete'], summary: 'Delete an inbox and all its messages', timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS },
+  { name: 'listMessages', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages', handler: 'api/list-messages', auth: true, access: ['table:get', 'table:query'], summary: 'List messages, newest first' },
+  { name: 'waitForMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/wait', handler: 'api/wait-for-message', auth: true, access: ['table:get', 'table:query', 'bucket:read'], summary: 'Wait for a message to arrive', timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS, longPoll: true },
+  { name: 'getMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}', handler: 'api/get-message', auth: true, access: ['table:get', 'bucket:read'], summary: 'Get a full message' },
+  { name: 'deleteMessage', method: 'DELETE', path: '/v1/inboxes/{inbox_id}/messages/{message_id}', handler: 'api/delete-message', auth: true, access: ['table:get', 'table:update', 'table:delete', 'bucket:list', 'bucket:delete'], summary: 'Delete one message' },
+  { name: 'getRawMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}/raw', handler: 'api/get-raw-message', auth: true, access: ['table:get', 'bucket:read'], summary: 'Get the original MIME message' },
   { name: 'listDomains', method: 'GET', path: '/v1/domains', handler: 'api/list-domains', auth: true, access: [], summary: 'List the domains inboxes can use' },
-  { name: 'createWebhook', method: 'POST', path: '/v1/webhooks', handler: 'api/create-webhook', auth: true, access: ['table:read', 'table:write', 'secrets:seal'], summary: 'Create a webhook (its signing secret is in this answer only)' },
-  { name: 'listWebhooks', method: 'GET', path: '/v1/webhooks', handler: 'api/list-webhooks', auth: true, access: ['table:read'], summary: "List the account's webhooks" },
-  { name: 'getWebhook', method: 'GET', path: '/v1/webhooks/{webhook_id}', handler: 'api/get-webhook', auth: true, access: ['table:read'], summary: 'Get a webhook (disabled ones say why)' },
-  { name: 'deleteWebhook', method: 'DELETE', path: '/v1/webhooks/{webhook_id}', handler: 'api/delete-webhook', auth: true, access: ['table:read', 'table:write'], summary: 'Delete a webhook' },
-  { name: 'testWebhook', method: 'POST', path: '/v1/webhooks/{webhook_id}/test', handler: 'api/test-webhook', auth: true, access: ['table:read', 'deliveries:send'], summary: 'Send a webhook.test event now' },
-  { name: 'listWebhookDeliveries', method: 'GET', path: '/v1/webhooks/{webhook_id}/deliveries', handler: 'api/list-webhook-deliveries', auth: true, access: ['table:read'], summary: 'Recent delivery attempts, newest first' },
+  { name: 'createWebhook', method: 'POST', path: '/v1/webhooks', handler: 'api/create-webhook', auth: true, access: ['table:get', 'table:put', 'table:update', 'secrets:seal'], summary: 'Create a webhook (its signing secret is in this answer only)' },
+  { name: 'listWebhooks', method: 'GET', path: '/v1/webhooks', handler: 'api/list-webhooks', auth: true, access: ['table:query'], summary: "List the account's webhooks" },
+  { name: 'getWebhook', method: 'GET', path: '/v1/webhooks/{webhook_id}', handler: 'api/get-webhook', auth: true, access: ['table:get'], summary: 'Get a webhook (disabled ones say why)' },
+  { name: 'deleteWebhook', method: 'DELETE', path: '/v1/webhooks/{webhook_id}', handler: 'api/delete-webhook', auth: true, access: ['table:get', 'table:update', 'table:delete'], summary: 'Delete a webhook' },
+  { name: 'testWebhook', method: 'POST', path: '/v1/webhooks/{webhook_id}/test', handler: 'api/test-webhook', auth: true, access: ['table:get', 'deliveries:send'], summary: 'Send a webhook.test event now' },
+  { name: 'listWebhookDeliveries', method: 'GET', path: '/v1/webhooks/{webhook_id}/deliveries', handler: 'api/list-webhook-deliveries', auth: true, access: ['table:get', 'table:query'], summary: 'Recent delivery attempts, newest first' },
   { name: 'getOpenApi', method: 'GET', path: '/v1/openapi.json', handler: 'api/get-openapi', auth: false, access: [], summary: 'This API as an OpenAPI 3.1 document' },
   // The web viewer (viewer/): its page and its bundled files, served on the API's own origin. Not API routes: the
   // OpenAPI document leaves out everything outside /v1.
@@ -77,21 +93,21 @@ export const isApiRoute = (route: Pick<Route, 'path'>): boolean => route.path.st
 
 /** The SES ingest function is not a route, but its access is stated here beside theirs. */
 export const INGEST_HANDLER = 'ingest/handler';
-export const INGEST_ACCESS: readonly Access[] = ['table:read', 'table:write', 'inbound:read', 'inbound:delete', 'bucket:read', 'bucket:write', 'bucket:delete'];
+export const INGEST_ACCESS: readonly Access[] = ['table:get', 'table:query', 'table:put', 'table:update', 'inbound:read', 'inbound:delete', 'bucket:read', 'bucket:write', 'bucket:delete'];
 /**
  * Webhook delivery, not routes either: the dispatcher turns stored messages and expired inboxes (the table's
  * stream on AWS) into deliveries; the sender makes each attempt and queues the retry.
  */
 export const WEBHOOK_DISPATCHER_HANDLER = 'webhooks/dispatcher';
-export const WEBHOOK_DISPATCHER_ACCESS: readonly Access[] = ['table:read', 'deliveries:send'];
+export const WEBHOOK_DISPATCHER_ACCESS: readonly Access[] = ['table:get', 'table:query', 'deliveries:send'];
 export const WEBHOOK_SENDER_HANDLER = 'webhooks/sender';
-export const WEBHOOK_SENDER_ACCESS: readonly Access[] = ['table:read', 'table:write', 'secrets:open', 'deliveries:send', 'deliveries:dead-letter'];
+export const WEBHOOK_SENDER_ACCESS: readonly Access[] = ['table:get', 'table:put', 'table:update', 'secrets:open', 'deliveries:send', 'deliveries:dead-letter'];
 /**
  * Deletes a removed inbox's objects (the table's stream on AWS: DynamoDB's TTL deletes items, never objects). It lists
  * and deletes under `inboxes/` only.
  */
 export const INBOX_CLEANUP_HANDLER = 'cleanup/inbox-objects';
-export const INBOX_CLEANUP_ACCESS: readonly Access[] = ['bucket:delete'];
+export const INBOX_CLEANUP_ACCESS: readonly Access[] = ['bucket:list', 'bucket:delete'];
 export const AUTHORIZER_HANDLER = 'api/authorizer';
 /** The authorizer reads one key record by its hash. */
 export const AUTHORIZER_ACCESS: readonly Access[] = ['table:get'];

@@ -109,7 +109,7 @@ it('grants the dispatcher and the sender nothing beyond their access lists and e
   const sender = logicalIdOf(/^TempMailWebhooksSender[0-9A-F]{8}$/);
   expect(actionsOf(dispatcher).filter((a) => !a.startsWith('xray:'))).toEqual(
     [
-      'dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:Query', // table:read
+      'dynamodb:GetItem', 'dynamodb:Query', // a message's inbox, the account's webhooks
       'dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams', // the stream
       'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage', // failed batches to the dead letters
       'sqs:SendMessage', // deliveries
