@@ -77,18 +77,19 @@ export interface CreatedAwsKey extends IssuedKey {
   apiUrl: string;
 }
 
-export async function createKeyOnAws({ stackName, plan, region }: StackRef & { plan: PlanName }): Promise<CreatedAwsKey> {
+/** `key`: the key to create (seeded keys, TEMPMAIL_SEED_KEYS); default a new random one. */
+export async function createKeyOnAws({ stackName, plan, region, key: given }: StackRef & { plan: PlanName; key?: string }): Promise<CreatedAwsKey> {
   const outputs = await stackOutputs({ stackName, region });
   const store = keyStore(outputs.tableName, region);
   const usagePlanId = outputs.usagePlanIds[plan];
   if (!BASE_PLANS[plan].api_access) {
     // The authorizer answers 403 for such a key; no usage plan would ever count it.
-    return { ...(await issueKey(store, plan)), apiUrl: outputs.apiUrl };
+    return { ...(await issueKey(store, plan, { key: given })), apiUrl: outputs.apiUrl };
   }
   if (!usagePlanId) throw new Error(`stack ${stackName} has no usage plan for the ${plan} plan (output ${OUTPUTS.usagePlanId(plan)})`);
 
   const apigw = new APIGatewayClient(clientConfig(region));
-  const key = newApiKey();
+  const key = given ?? newApiKey();
   const created = await apigw.send(
     // The name carries no part of the key: API Gateway shows names to anyone who may list keys.
     // Its value is the key's SHA-256 (what the authorizer returns as usageIdentifierKey), never the key: API Gateway

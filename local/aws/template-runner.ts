@@ -1,0 +1,369 @@
+/**
+ * `npm run start:aws`: the synthesized CloudFormation template run on this machine, the way SAM CLI and LocalStack
+ * users run theirs, with no Docker. Everything it runs comes from the template, not from lib/ or the route table:
+ * - DynamoDB Local and the S3 server (the same stand-ins as TEMPMAIL_STORE=dynamodb) with the template's tables and
+ *   buckets (resources.ts); SQS in process with the template's queues (sqs.ts);
+ * - the control-plane stand-in (control-plane.ts) for what has no local data plane: CloudFormation's DescribeStacks
+ *   (the template's Outputs, so `tempmail … --stack` finds its way), API Gateway's API keys and usage-plan keys, the
+ *   SES receipt rule sets and KMS;
+ * - every Lambda function from its cdk.out asset, in processes of its own with the template's Environment
+ *   (functions.ts); the REST API from its API Gateway resources (api-gateway.ts); the custom resources invoked
+ *   through Create at start (a failure stops the start, as CloudFormation rolls back) and Delete at stop.
+ * The state file (stack.json in the data folder, as the local stack writes) tells the keys CLI where it all is.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { ConfigError } from '../../lambdas/config/app-config';
+import { parseDomains } from '../../lambdas/core/address';
+import type { PlanName } from '../../lambdas/core/plans';
+import { standInSettings } from '../../lambdas/store/clients';
+import { parseSeedKeys } from '../config';
+import { startDynamoDbLocal } from '../dynamodb-local';
+import { freePort } from '../ports';
+import { startS3Local } from '../s3-local';
+import { runningStackOf, stateFile, type StackState } from '../stack';
+import { TemplateApiGateway } from './api-gateway';
+import { startControlPlane, type ControlPlane, type ControlPlaneCall, type Decision } from './control-plane';
+import { accessKeyIdFor, FunctionRunner, secretKeyFor, type ServiceEndpoints } from './functions';
+import { createBuckets, createTables, type TableInfo } from './resources';
+import { TemplateMailServer } from './mail';
+import { LocalSqs } from './sqs';
+import { LocalStackModel, locateTemplate, LOCAL_REGION } from './template';
+
+/** The data folder's kind marker for the template form (the local stack's store-kind file). */
+export const TEMPLATE_KIND = 'aws-template';
+/** Where start:aws keeps its data when TEMPMAIL_DATA_DIR is unset: beside the local stack's `.tempmail`, never in it. */
+export const DEFAULT_TEMPLATE_DATA_DIR = '.tempmail-aws';
+/** The domains a synth for this machine uses when neither TEMPMAIL_DOMAINS nor cdk.json names real ones. */
+const LOCAL_DOMAINS = 'tempmail.local,inbox.test,mailbox.test';
+
+export interface TemplateRunConfig {
+  host: string;
+  port: number;
+  smtpPort: number;
+  dataDir: string;
+  templateFile?: string;
+  /** Given to a synth as tempmail:domains context. */
+  synthDomains?: string[];
+  dynamoPort?: number;
+  s3Port?: number;
+  seedKeys: { plan: PlanName; key: string }[];
+  printDevKey: boolean;
+  /** Replaces the authorizer's result TTL from the template (tests see a revocation at once with 0). */
+  authorizerCacheSeconds?: number;
+  /** Checks each control-plane call (the IAM gate); default: all allowed. */
+  authorize?: (call: ControlPlaneCall) => Decision | Promise<Decision>;
+}
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+function examplesOnly(): boolean {
+  try {
+    const cdkJson = JSON.parse(fs.readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
+    const domains = cdkJson.context?.['tempmail:domains'];
+    const list = Array.isArray(domains) ? domains.map(String) : [];
+    return list.length === 0 || list.every((d) => /(^|\.)example\.(com|net|org)$/i.test(d));
+  } catch {
+    return true;
+  }
+}
+
+export function templateConfigFromEnv(env: NodeJS.ProcessEnv = process.env): TemplateRunConfig {
+  const port = (name: string, fallback?: number): number | undefined => {
+    const value = env[name];
+    if (value === undefined || value === '') return fallback;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${name}: not a port number: ${value}`);
+    return n;
+  };
+  const host = env.TEMPMAIL_HOST || '127.0.0.1';
+  const cache = env.TEMPMAIL_AUTHORIZER_CACHE_SECONDS;
+  if (cache !== undefined && cache !== '' && !(Number(cache) >= 0)) throw new ConfigError(`TEMPMAIL_AUTHORIZER_CACHE_SECONDS: not a number: ${cache}`);
+  let synthDomains: string[] | undefined;
+  try {
+    synthDomains = env.TEMPMAIL_DOMAINS ? parseDomains(env.TEMPMAIL_DOMAINS) : examplesOnly() ? parseDomains(LOCAL_DOMAINS) : undefined;
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  return {
+    host,
+    port: port('PORT', 3000)!,
+    smtpPort: port('SMTP_PORT', 2525)!,
+    dataDir: path.resolve(env.TEMPMAIL_DATA_DIR || DEFAULT_TEMPLATE_DATA_DIR),
+    templateFile: env.TEMPMAIL_TEMPLATE || undefined,
+    synthDomains,
+    dynamoPort: port('TEMPMAIL_DYNAMODB_PORT'),
+    s3Port: port('TEMPMAIL_S3_PORT'),
+    seedKeys: parseSeedKeys(env.TEMPMAIL_SEED_KEYS),
+    printDevKey: env.TEMPMAIL_NO_DEV_KEY !== '1',
+    authorizerCacheSeconds: cache === undefined || cache === '' ? undefined : Number(cache),
+  };
+}
+
+/** What the template form writes to its state file: the local stack's fields, and where each service is. */
+export interface TemplateStackState extends StackState {
+  kind: typeof TEMPLATE_KIND;
+  stackName: string;
+  templateFile: string;
+  endpoints: { dynamodb: string; s3: string; sqs: string; controlPlane: string };
+  region: string;
+  /** The stack's outputs as DescribeStacks answers them (TableName, BucketName, …). */
+  outputs: Record<string, string>;
+}
+
+export interface TemplateStack {
+  apiUrl: string;
+  smtpPort: number;
+  model: LocalStackModel;
+  functions: FunctionRunner;
+  sqs: LocalSqs;
+  controlPlane: ControlPlane;
+  gateway: TemplateApiGateway;
+  mail: TemplateMailServer;
+  tables: TableInfo[];
+  buckets: string[];
+  endpoints: TemplateStackState['endpoints'];
+  devKey?: string;
+  stop(): Promise<void>;
+}
+
+/** The SDK settings of this process (the operator, as the CLI is): every service at its local endpoint. */
+export function operatorEnv(endpoints: TemplateStackState['endpoints'], region = LOCAL_REGION): Record<string, string> {
+  return {
+    AWS_REGION: region,
+    AWS_ACCESS_KEY_ID: 'AKIALOCALOPERATOR000',
+    AWS_SECRET_ACCESS_KEY: 'local-operator',
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+    AWS_ENDPOINT_URL_S3: endpoints.s3,
+    AWS_ENDPOINT_URL_SQS: endpoints.sqs,
+    AWS_ENDPOINT_URL_CLOUDFORMATION: endpoints.controlPlane,
+    AWS_ENDPOINT_URL_API_GATEWAY: endpoints.controlPlane,
+    AWS_ENDPOINT_URL_SES: endpoints.controlPlane,
+    AWS_ENDPOINT_URL_KMS: endpoints.controlPlane,
+    AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
+    AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+}
+
+export async function startTemplateStack(config: TemplateRunConfig, log: (line: string) => void = console.log): Promise<TemplateStack> {
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const kindFile = path.join(config.dataDir, 'store-kind');
+  const kind = fs.existsSync(kindFile) ? fs.readFileSync(kindFile, 'utf8').trim() : undefined;
+  if (kind && kind !== TEMPLATE_KIND) throw new ConfigError(`the data folder ${config.dataDir} holds a ${kind} store of npm start: give start:aws its own TEMPMAIL_DATA_DIR`);
+  if (!kind) fs.writeFileSync(kindFile, `${TEMPLATE_KIND}\n`);
+  const running = runningStackOf(config.dataDir);
+  if (running) throw new ConfigError(`the data folder ${config.dataDir} is in use by the stack running as process ${running.pid} (API ${running.apiUrl}): stop it, or give this one its own TEMPMAIL_DATA_DIR`);
+
+  const stops: (() => Promise<void> | void)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await Promise.resolve(stop()).catch((error) => log(`[aws] stopping: ${(error as Error).message}`));
+  };
+  try {
+    const location = locateTemplate({ templateFile: config.templateFile, domains: config.synthDomains, log });
+    const template = JSON.parse(fs.readFileSync(location.file, 'utf8'));
+    const [sqsPort, dynamoPort, s3Port] = await Promise.all([freePort(), config.dynamoPort ?? freePort(), config.s3Port ?? freePort()]);
+    const loopback = '127.0.0.1';
+    const sqsEndpoint = `http://${loopback}:${sqsPort}`;
+    const apiUrl = `http://${config.host === '0.0.0.0' ? loopback : config.host}:${config.port}`;
+    const model = new LocalStackModel(template, location, { sqs: sqsEndpoint, apiUrl });
+    log(`[template] ${location.file} (stack ${model.stackName})`);
+
+    // The stand-ins hold every mail and check no credentials: loopback only.
+    const [dynamo, s3] = await Promise.all([
+      startDynamoDbLocal({ host: loopback, port: dynamoPort, dataDir: path.join(config.dataDir, 'dynamodb') }, log),
+      startS3Local(
+        {
+          host: loopback,
+          port: s3Port,
+          directory: path.join(config.dataDir, 's3'),
+          bucket: model.bucketName(model.resources('AWS::S3::Bucket')[0]?.[0] ?? 'none'),
+          accessKeys: model.resources('AWS::Lambda::Function').map(([id]) => [accessKeyIdFor(id), secretKeyFor(id)]),
+        },
+        log,
+      ),
+    ]);
+    stops.push(() => dynamo.stop(), () => s3.stop());
+    const tables = await createTables(model, new DynamoDBClient(standInSettings(dynamo.endpoint)), log);
+    const buckets = await createBuckets(model, new S3Client({ forcePathStyle: true, ...standInSettings(s3.endpoint) }));
+
+    const sqs = LocalSqs.fromTemplate(model);
+    await sqs.listen(loopback, sqsPort);
+    stops.push(() => sqs.close());
+
+    const outputs = Object.fromEntries(Object.entries(template.Outputs ?? {}).map(([key, output]) => [key, model.localValue((output as { Value: unknown }).Value)]));
+    const controlPlane = await startControlPlane({
+      host: loopback,
+      region: model.region,
+      accountId: model.account,
+      stacks: { [model.stackName]: outputs },
+      usagePlans: model.resources('AWS::ApiGateway::UsagePlan').map(([id, r]) => {
+        const p = model.resolve(r.Properties ?? {}) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+        return {
+          id: String(model.ref(id)),
+          name: String(p.UsagePlanName ?? id),
+          description: p.Description,
+          apiStages: (p.ApiStages ?? []).map((s: { ApiId: string; Stage: string }) => ({ apiId: String(s.ApiId), stage: String(s.Stage) })),
+          throttle: p.Throttle ? { burstLimit: p.Throttle.BurstLimit, rateLimit: p.Throttle.RateLimit } : undefined,
+          quota: p.Quota ? { limit: Number(p.Quota.Limit), offset: p.Quota.Offset, period: p.Quota.Period } : undefined,
+        };
+      }),
+      ruleSets: model.resources('AWS::SES::ReceiptRuleSet').map(([id]) => String(model.ref(id))),
+      kmsKeys: model.resources('AWS::KMS::Key').map(([id]) => String(model.ref(id))),
+      authorize: config.authorize,
+    });
+    stops.push(() => controlPlane.close());
+    const endpoints = { dynamodb: dynamo.endpoint, s3: s3.endpoint, sqs: sqsEndpoint, controlPlane: controlPlane.endpoint };
+    // This process calls the services as the operator (the CLI's path for seeded keys).
+    Object.assign(process.env, operatorEnv(endpoints, model.region));
+
+    const serviceEndpoints: ServiceEndpoints = {
+      dynamodb: dynamo.endpoint,
+      s3: s3.endpoint,
+      sqs: sqsEndpoint,
+      others: { kms: controlPlane.endpoint, ses: controlPlane.endpoint, cloudformation: controlPlane.endpoint, api_gateway: controlPlane.endpoint },
+    };
+    const functions = new FunctionRunner({
+      model,
+      endpoints: serviceEndpoints,
+      log,
+      sendToQueue: async (queueArn, body) => {
+        const queue = sqs.byArn(queueArn);
+        if (!queue) throw new Error(`destination ${queueArn} is not a queue of the template`);
+        queue.send(body);
+      },
+    });
+    stops.push(() => functions.stop());
+
+    const gateway = new TemplateApiGateway({
+      model,
+      functions,
+      host: config.host,
+      port: config.port,
+      authorizerCacheSeconds: config.authorizerCacheSeconds,
+      log,
+      keys: {
+        keyByValue(value) {
+          const key = controlPlane.apiKeys().find((k) => k.value === value);
+          if (!key) return undefined;
+          return { id: key.id, enabled: key.enabled, usagePlanIds: controlPlane.usagePlanKeys().filter((k) => k.keyId === key.id).map((k) => k.usagePlanId) };
+        },
+      },
+    });
+
+    // Custom resources: Create now, as CloudFormation does once their dependencies exist; a failure is the
+    // stack's CREATE_FAILED.
+    const customResources = await createCustomResources(model, functions, log);
+    stops.push(() => deleteCustomResources(model, functions, customResources, log));
+
+    // The API Gateway side of keys made before this start (the control plane keeps its state in memory), then the
+    // seeded keys, through the CLI's own path (key record, API key, usage-plan key).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const keys = require('./keys') as typeof import('./keys');
+    await keys.restoreApiKeys(model.stackName, controlPlane);
+    for (const seed of config.seedKeys) await keys.seedKey(model.stackName, seed.plan, seed.key);
+    const devKey = config.printDevKey && (await keys.keyCount(model.stackName)) === 0 ? await keys.seedKey(model.stackName, 'dev') : undefined;
+
+    try {
+      await gateway.listen();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ConfigError(`API port ${config.port} is already in use (another TempMail stack?); choose another with PORT=…`);
+      throw error;
+    }
+    stops.push(() => gateway.close());
+
+    const mail = new TemplateMailServer({ model, functions, s3Endpoint: s3.endpoint, host: config.host, port: config.smtpPort, log });
+    let smtpPort: number;
+    try {
+      smtpPort = await mail.listen();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ConfigError(`SMTP port ${config.smtpPort} is already in use (another TempMail stack?); choose another with SMTP_PORT=…`);
+      throw error;
+    }
+    stops.push(() => mail.close());
+
+    const state: TemplateStackState = {
+      pid: process.pid,
+      store: 'dynamodb',
+      apiUrl,
+      smtpPort,
+      dynamodb: dynamo.endpoint,
+      s3: s3.endpoint,
+      kind: TEMPLATE_KIND,
+      stackName: model.stackName,
+      templateFile: location.file,
+      endpoints,
+      region: model.region,
+      outputs,
+    };
+    fs.writeFileSync(stateFile(config.dataDir), JSON.stringify(state, null, 2));
+    stops.push(() => fs.rmSync(stateFile(config.dataDir), { force: true }));
+
+    return { apiUrl, smtpPort, model, functions, sqs, controlPlane, gateway, mail, tables, buckets, endpoints, devKey, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+interface CreatedCustomResource {
+  logicalId: string;
+  physicalId: string;
+  properties: Record<string, unknown>;
+}
+
+/** The function that runs a custom resource: the provider framework's user handler, or the service token's own. */
+function customResourceHandler(model: LocalStackModel, functions: FunctionRunner, serviceToken: string): string {
+  const fn = model.functionByArn(serviceToken);
+  if (!fn) throw new Error(`custom resource service token ${serviceToken} is not a function of the template`);
+  // The CDK provider framework's onEvent invokes the user's function through the Lambda API and answers
+  // CloudFormation's pre-signed URL; here the user's function is invoked directly with the same event.
+  const user = functions.spec(fn).environment.USER_ON_EVENT_FUNCTION_ARN;
+  const userFn = user ? model.functionByArn(user) : undefined;
+  return userFn ?? fn;
+}
+
+async function createCustomResources(model: LocalStackModel, functions: FunctionRunner, log: (line: string) => void): Promise<CreatedCustomResource[]> {
+  const created: CreatedCustomResource[] = [];
+  const custom = Object.entries(model.template.Resources).filter(([id, r]) => (r.Type.startsWith('Custom::') || r.Type === 'AWS::CloudFormation::CustomResource') && model.included(id));
+  for (const [logicalId, r] of custom) {
+    const properties = model.resolve(r.Properties ?? {}) as Record<string, unknown>;
+    const handler = customResourceHandler(model, functions, String(properties.ServiceToken));
+    const event = customEvent(model, 'Create', logicalId, r.Type, properties);
+    const outcome = await functions.invoke(handler, event);
+    if (!outcome.ok) throw new Error(`custom resource ${logicalId} (${r.Type}): CREATE_FAILED: ${outcome.errorType}: ${outcome.errorMessage}`);
+    const answer = (outcome.payload ?? {}) as { PhysicalResourceId?: string; Data?: Record<string, unknown> };
+    const physicalId = answer.PhysicalResourceId ?? event.RequestId;
+    model.customPhysicalIds.set(logicalId, physicalId);
+    if (answer.Data) model.customData.set(logicalId, answer.Data);
+    created.push({ logicalId, physicalId, properties });
+    log(`[cfn] ${logicalId} (${r.Type}): CREATE_COMPLETE (${physicalId})`);
+  }
+  return created;
+}
+
+async function deleteCustomResources(model: LocalStackModel, functions: FunctionRunner, created: CreatedCustomResource[], log: (line: string) => void): Promise<void> {
+  for (const resource of created.reverse()) {
+    const handler = customResourceHandler(model, functions, String(resource.properties.ServiceToken));
+    const event = { ...customEvent(model, 'Delete', resource.logicalId, model.resource(resource.logicalId).Type, resource.properties), PhysicalResourceId: resource.physicalId };
+    const outcome = await functions.invoke(handler, event);
+    log(`[cfn] ${resource.logicalId}: ${outcome.ok ? 'DELETE_COMPLETE' : `DELETE_FAILED: ${outcome.errorType}: ${outcome.errorMessage}`}`);
+  }
+}
+
+function customEvent(model: LocalStackModel, requestType: 'Create' | 'Delete', logicalId: string, type: string, properties: Record<string, unknown>) {
+  return {
+    RequestType: requestType,
+    ServiceToken: String(properties.ServiceToken),
+    ResponseURL: 'http://127.0.0.1/unused-by-the-provider-framework-path',
+    StackId: String(model.ref('AWS::StackId')),
+    RequestId: randomUUID(),
+    LogicalResourceId: logicalId,
+    ResourceType: type,
+    ResourceProperties: properties,
+  };
+}
+
