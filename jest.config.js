@@ -4,7 +4,11 @@
  * - unit: domain and use cases on the embedded store, no stack and no Java (`npm run test:unit`, seconds);
  * - embedded: everything else against one local stack on the embedded store (the default form);
  * - dynamodb: the API and ingest files once more against a stack on DynamoDB Local + the S3 server, so that the
- *   AWS adapters keep being proven end to end; and the admin CLI's AWS side (`--stack`), which needs DynamoDB Local.
+ *   AWS adapters keep being proven end to end; and the admin CLI's AWS side (`--stack`), which needs DynamoDB Local;
+ * - aws-template: the same scenarios against `npm run start:aws`, the synthesized CDK template (its cdk.out bundles,
+ *   API Gateway resources, receipt rule and event sources) run on this machine, plus what only that form shows
+ *   (aws-template.test.ts, with the webhook chain: the deployed sender delivers to public https URLs only, so
+ *   webhooks.test.ts, whose receiver is on loopback, stays with the local forms).
  * A project's globalSetup runs only when one of its tests is selected.
  */
 const base = {
@@ -39,6 +43,15 @@ module.exports = {
         '<rootDir>/test/integration/viewer-api.test.ts',
         '<rootDir>/test/integration/delete-inbox.test.ts',
         '<rootDir>/test/integration/cli-aws.test.ts',
+      ],
+    },
+    {
+      ...withStack('aws-template'),
+      testMatch: [
+        '<rootDir>/test/integration/api.test.ts',
+        '<rootDir>/test/integration/ingest.test.ts',
+        '<rootDir>/test/integration/viewer-api.test.ts',
+        '<rootDir>/test/integration/aws-template.test.ts',
       ],
     },
   ],

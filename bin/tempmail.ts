@@ -11,6 +11,7 @@ import { isPlanName, PLAN_NAMES } from '../lambdas/core/plans';
 import type { ApiKeyRecord } from '../lambdas/core/model';
 import { issueKey, listKeys, revokeKey } from '../lambdas/usecases/keys';
 import { withLocalKeys, type LocalTarget } from '../cli/local-admin';
+import { runningTemplateForm, useTemplateForm } from '../cli/template-form';
 
 const USAGE = `usage:
   tempmail keys create --plan <${PLAN_NAMES.join('|')}> [--json] [--stack NAME]
@@ -45,7 +46,14 @@ async function main(argv: string[]): Promise<void> {
   // No command is a usage error, as git's and npm's are (a script calling us with an empty variable should fail).
   if (!group) throw new UsageError('a command is needed');
   const dataDir = path.resolve(process.env.TEMPMAIL_DATA_DIR || '.tempmail');
-  const stack = values.stack;
+  // A running template form (npm run start:aws) is the deployed stack's path on local endpoints: without --stack
+  // when no local stack runs on the data folder, with --stack when it runs a stack of that name.
+  const template = runningTemplateForm(dataDir, Boolean(process.env.TEMPMAIL_DATA_DIR), values.stack);
+  if (template) {
+    await useTemplateForm(template);
+    console.error(`tempmail: stack ${template.stackName} of the template form (npm run start:aws, process ${template.pid})`);
+  }
+  const stack = values.stack ?? template?.stackName;
   // The AWS side loads only when asked for, so the local path never needs AWS credentials. A require, not import():
   // the bin runs under tsx's require hook (cli/bin/tempmail.js), and Node's import() does not go through it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports

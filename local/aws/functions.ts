@@ -339,6 +339,7 @@ export class FunctionRunner {
     if (outcome.ok) {
       const bytes = Buffer.byteLength(JSON.stringify(outcome.payload ?? null));
       if (bytes > LAMBDA_RESPONSE_LIMIT_BYTES) {
+        this.options.log(`[lambda] ${pool.spec.logicalId} request ${requestId} failed: Function.ResponseSizeTooLarge (${bytes} bytes)`);
         return { ok: false, requestId, errorType: 'Function.ResponseSizeTooLarge', errorMessage: `Response payload size (${bytes} bytes) exceeded maximum allowed payload size (${LAMBDA_RESPONSE_LIMIT_BYTES} bytes).` };
       }
     } else {

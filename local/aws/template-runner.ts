@@ -29,14 +29,11 @@ import { TemplateApiGateway } from './api-gateway';
 import { startControlPlane, type ControlPlane, type ControlPlaneCall, type Decision } from './control-plane';
 import { accessKeyIdFor, FunctionRunner, secretKeyFor, type ServiceEndpoints } from './functions';
 import { createBuckets, createTables, type TableInfo } from './resources';
+import { EventSources } from './events';
 import { TemplateMailServer } from './mail';
 import { LocalSqs } from './sqs';
-import { LocalStackModel, locateTemplate, LOCAL_REGION } from './template';
+import { DEFAULT_TEMPLATE_DATA_DIR, LocalStackModel, locateTemplate, LOCAL_REGION, TEMPLATE_KIND } from './template';
 
-/** The data folder's kind marker for the template form (the local stack's store-kind file). */
-export const TEMPLATE_KIND = 'aws-template';
-/** Where start:aws keeps its data when TEMPMAIL_DATA_DIR is unset: beside the local stack's `.tempmail`, never in it. */
-export const DEFAULT_TEMPLATE_DATA_DIR = '.tempmail-aws';
 /** The domains a synth for this machine uses when neither TEMPMAIL_DOMAINS nor cdk.json names real ones. */
 const LOCAL_DOMAINS = 'tempmail.local,inbox.test,mailbox.test';
 
@@ -54,6 +51,8 @@ export interface TemplateRunConfig {
   printDevKey: boolean;
   /** Replaces the authorizer's result TTL from the template (tests see a revocation at once with 0). */
   authorizerCacheSeconds?: number;
+  /** How often expired items are deleted as DynamoDB's TTL would (TEMPMAIL_TTL_INTERVAL_MS). */
+  ttlIntervalMs: number;
   /** Checks each control-plane call (the IAM gate); default: all allowed. */
   authorize?: (call: ControlPlaneCall) => Decision | Promise<Decision>;
 }
@@ -100,6 +99,11 @@ export function templateConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Tem
     seedKeys: parseSeedKeys(env.TEMPMAIL_SEED_KEYS),
     printDevKey: env.TEMPMAIL_NO_DEV_KEY !== '1',
     authorizerCacheSeconds: cache === undefined || cache === '' ? undefined : Number(cache),
+    ttlIntervalMs: (() => {
+      const value = Number(env.TEMPMAIL_TTL_INTERVAL_MS || 60_000);
+      if (!(value > 0)) throw new ConfigError(`TEMPMAIL_TTL_INTERVAL_MS: not a positive number: ${env.TEMPMAIL_TTL_INTERVAL_MS}`);
+      return value;
+    })(),
   };
 }
 
@@ -123,6 +127,7 @@ export interface TemplateStack {
   controlPlane: ControlPlane;
   gateway: TemplateApiGateway;
   mail: TemplateMailServer;
+  events: EventSources;
   tables: TableInfo[];
   buckets: string[];
   endpoints: TemplateStackState['endpoints'];
@@ -275,6 +280,19 @@ export async function startTemplateStack(config: TemplateRunConfig, log: (line: 
     }
     stops.push(() => gateway.close());
 
+    const events = new EventSources({
+      model,
+      functions,
+      sqs,
+      tables,
+      dynamoEndpoint: dynamo.endpoint,
+      dynamo: new DynamoDBClient(standInSettings(dynamo.endpoint)),
+      log,
+      ttlIntervalMs: config.ttlIntervalMs,
+    });
+    await events.start();
+    stops.push(() => events.stop());
+
     const mail = new TemplateMailServer({ model, functions, s3Endpoint: s3.endpoint, host: config.host, port: config.smtpPort, log });
     let smtpPort: number;
     try {
@@ -302,7 +320,7 @@ export async function startTemplateStack(config: TemplateRunConfig, log: (line: 
     fs.writeFileSync(stateFile(config.dataDir), JSON.stringify(state, null, 2));
     stops.push(() => fs.rmSync(stateFile(config.dataDir), { force: true }));
 
-    return { apiUrl, smtpPort, model, functions, sqs, controlPlane, gateway, mail, tables, buckets, endpoints, devKey, stop: stopAll };
+    return { apiUrl, smtpPort, model, functions, sqs, controlPlane, gateway, mail, events, tables, buckets, endpoints, devKey, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

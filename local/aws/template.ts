@@ -10,6 +10,11 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
+/** The data folder's kind marker and state-file kind of the template form (the local stack's store-kind file). */
+export const TEMPLATE_KIND = 'aws-template';
+/** Where start:aws keeps its data when TEMPMAIL_DATA_DIR is unset: beside the local stack's `.tempmail`, never in it. */
+export const DEFAULT_TEMPLATE_DATA_DIR = '.tempmail-aws';
+
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_ACCOUNT = '000000000000';
 export const LOCAL_PARTITION = 'aws';
@@ -32,7 +37,7 @@ export interface CfnTemplate {
 
 const ROOT = path.resolve(__dirname, '..', '..');
 /** What a synth depends on: a change under any of them makes cdk.out stale. */
-const SOURCES = ['bin', 'lib', 'lambdas', 'viewer/src', 'viewer/build.ts', 'cdk.json', 'package-lock.json'];
+const SOURCES = ['bin/app.ts', 'lib', 'lambdas', 'viewer/src', 'viewer/build.ts', 'cdk.json', 'package-lock.json'];
 
 function newestMtime(entry: string): number {
   let stat: fs.Stats;

@@ -1,10 +1,10 @@
 /** The REST API over real HTTP against the shared local stack: every endpoint and each rule of DESIGN §3. */
 import net from 'node:net';
-import { issueKey } from '../../lambdas/usecases/keys';
 import { messageIdFrom } from '../../lambdas/core/ids';
 import type { InboxRecord, MessageRecord } from '../../lambdas/core/model';
 import { expectError, http } from '../support/http';
 import { sharedStack } from '../support/shared';
+import { newTestKey } from '../support/keys';
 import { storesFor } from '../support/store';
 
 const stack = sharedStack();
@@ -15,7 +15,7 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
 async function freshKey(plan: 'dev' | 'startup' | 'enterprise' | 'free') {
-  return (await issueKey(store.keyContext, plan)).key;
+  return newTestKey(stack, plan);
 }
 
 describe('POST /v1/inboxes', () => {
@@ -292,7 +292,9 @@ describe('routing, documents and request ids', () => {
     expectError(await api('PATCH', '/v1/inboxes/inbox_00000000000000000000'), 405);
   });
 
-  it('answers requests that never reach a route in the error format too: CONNECT 405, a target URL cannot parse 400', async () => {
+  // The local gateway's own answer; on AWS the front end before API Gateway answers these, which the template form
+  // does not emulate.
+  (stack.form === 'aws-template' ? it.skip : it)('answers requests that never reach a route in the error format too: CONNECT 405, a target URL cannot parse 400', async () => {
     /** The whole answer to `request`, written as is on a socket of its own. */
     const exchange = (request: string) =>
       new Promise<string>((resolve, reject) => {
@@ -336,7 +338,8 @@ describe('routing, documents and request ids', () => {
 
   it('puts X-Request-Id on errors as well', async () => {
     const reply = await http(stack.apiUrl)('GET', '/v1/domains');
-    expect(reply.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    // On AWS (the template form) API Gateway's own answers carry its x-amzn-RequestId instead (docs/API.md).
+    expect(reply.headers.get(stack.form === 'aws-template' ? 'x-amzn-requestid' : 'x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
 

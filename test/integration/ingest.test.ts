@@ -97,7 +97,7 @@ describe('the ingest handler, called twice with one SES event', () => {
     const api = http(stack.apiUrl, stack.keys.enterprise);
     const inbox = (await api('POST', '/v1/inboxes', {})).body;
     const store = storesFor(stack);
-    await stripClaimRouting(stack.dynamoEndpoint!, inbox.email);
+    await stripClaimRouting(stack.dynamoEndpoint!, inbox.email, stack.table);
     expect(await store.inboxes.inboxForAddress(inbox.email)).toMatchObject({ id: inbox.id, account_id: expect.any(String), plan: 'enterprise' });
     await sendMail(stack.smtpPort, { to: inbox.email, subject: 'old claim', text: 'still delivered' });
     const list = await eventually(async () => {
@@ -108,7 +108,9 @@ describe('the ingest handler, called twice with one SES event', () => {
   });
 });
 
-describe('on a stack of its own (in the dynamodb form, with DynamoDB Local run by the test, so it can be stopped)', () => {
+// The local SMTP stand-in's own admission (the quota at RCPT, 451 while DynamoDB is down, the inbound queue resumed
+// after a restart). SES checks none of these: the template form (aws-template project) runs what SES does instead.
+(sharedStack().form === 'aws-template' ? describe.skip : describe)('on a stack of its own (in the dynamodb form, with DynamoDB Local run by the test, so it can be stopped)', () => {
   const kind = sharedStack().store;
   let dynamo: DynamoDbLocal | undefined;
   let dynamoPort: number;

@@ -1,17 +1,20 @@
-import type { StoreKind } from '../../lambdas/config/app-config';
-import { stackVariable, type SharedStack } from './shared';
+import { stackVariable, type SharedStack, type TestKind } from './shared';
 import { startStack, type StackHandle } from './stack';
 
 /**
  * Starts the shared local stack of a jest project once for the whole run. Each project names its own module
  * (kinds/<kind>-setup.ts): jest runs one global setup module once however many projects name it.
  */
-export async function startSharedStack(kind: StoreKind): Promise<void> {
-  const stack = await startStack({ store: kind });
+export async function startSharedStack(kind: TestKind): Promise<void> {
+  const stack = await startStack(kind === 'aws-template' ? { form: 'aws-template' } : { store: kind });
   const stacks = ((globalThis as { __TEMPMAIL_STACKS__?: StackHandle[] }).__TEMPMAIL_STACKS__ ??= []);
   stacks.push(stack);
   const shared: SharedStack = {
     store: stack.store,
+    form: stack.form,
+    table: stack.table,
+    bucket: stack.bucket,
+    aws: stack.aws,
     apiUrl: stack.apiUrl,
     smtpPort: stack.smtpPort,
     dataDir: stack.dataDir,

@@ -5,8 +5,17 @@
 import type { StoreKind } from '../../lambdas/config/app-config';
 import type { Keys } from './stack';
 
+/** A jest project's kind of stack: a local stack on one of its stores, or the synthesized template (start:aws). */
+export type TestKind = StoreKind | 'aws-template';
+
 export interface SharedStack {
   store: StoreKind;
+  /** `aws-template`: the stack is `npm run start:aws` (store dynamodb, with the template's table and bucket). */
+  form?: 'local' | 'aws-template';
+  table?: string;
+  bucket?: string;
+  /** The template form's stack name and endpoints. */
+  aws?: { stackName: string; templateFile: string; endpoints: { dynamodb: string; s3: string; sqs: string; controlPlane: string } };
   apiUrl: string;
   smtpPort: number;
   dataDir: string;
@@ -16,10 +25,13 @@ export interface SharedStack {
   domains: string[];
 }
 
-export const stackVariable = (kind: StoreKind) => `TEMPMAIL_TEST_STACK_${kind.toUpperCase()}`;
+export const stackVariable = (kind: TestKind) => `TEMPMAIL_TEST_STACK_${kind.toUpperCase()}`;
 
 /** The kind of store the running jest project tests. */
-export const testKind = (): StoreKind => (process.env.TEMPMAIL_TEST_KIND === 'dynamodb' ? 'dynamodb' : 'embedded');
+export const testKind = (): TestKind => {
+  const kind = process.env.TEMPMAIL_TEST_KIND;
+  return kind === 'dynamodb' || kind === 'aws-template' ? kind : 'embedded';
+};
 
 export function sharedStack(): SharedStack {
   const described = process.env[stackVariable(testKind())];

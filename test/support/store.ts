@@ -22,6 +22,9 @@ export interface StackStorage {
   dataDir: string;
   dynamoEndpoint?: string;
   s3Endpoint?: string;
+  /** The table and bucket (start:aws names them after the template); default the local stack's. */
+  table?: string;
+  bucket?: string;
 }
 
 export interface TestStores {
@@ -46,7 +49,7 @@ export function storesFor(stack: StackStorage): TestStores {
   const id = `${stack.store}:${stack.dataDir}:${stack.dynamoEndpoint ?? ''}`;
   let stores = opened.get(id);
   if (!stores) {
-    stores = stack.store === 'embedded' ? embedded(stack.dataDir) : dynamo(stack.dynamoEndpoint!, stack.s3Endpoint!);
+    stores = stack.store === 'embedded' ? embedded(stack.dataDir) : dynamo(stack.dynamoEndpoint!, stack.s3Endpoint!, stack.table ?? LOCAL_TABLE, stack.bucket ?? LOCAL_BUCKET);
     opened.set(id, stores);
   }
   return stores;
@@ -82,9 +85,9 @@ function embedded(dataDir: string): TestStores {
   };
 }
 
-function dynamo(dynamoEndpoint: string, s3Endpoint: string): TestStores {
+function dynamo(dynamoEndpoint: string, s3Endpoint: string, table: string, bucket: string): TestStores {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  const ctx = appContext(appConfig({ store: { kind: 'dynamodb', table: LOCAL_TABLE, bucket: LOCAL_BUCKET, endpoints: { dynamodb: dynamoEndpoint, s3: s3Endpoint } } }));
+  const ctx = appContext(appConfig({ store: { kind: 'dynamodb', table, bucket, endpoints: { dynamodb: dynamoEndpoint, s3: s3Endpoint } } }));
   const doc = documentClient(dynamoEndpoint);
   const raw = new DynamoDBClient(standInSettings(dynamoEndpoint));
   return {
@@ -94,14 +97,14 @@ function dynamo(dynamoEndpoint: string, s3Endpoint: string): TestStores {
     async setExpiry(inboxId, email, epoch) {
       const names = { '#expiry': EXPIRY_ATTRIBUTE, '#ttl': TTL_ATTRIBUTE };
       const values = { ':e': epoch, ':purge': removalEpoch(epoch) };
-      await doc.send(new UpdateCommand({ TableName: LOCAL_TABLE, Key: keys.inbox(inboxId), UpdateExpression: 'SET #expiry = :e, #ttl = :purge, expires_at = :iso', ExpressionAttributeNames: names, ExpressionAttributeValues: { ...values, ':iso': new Date(epoch * 1000).toISOString() } }));
-      await doc.send(new UpdateCommand({ TableName: LOCAL_TABLE, Key: keys.address(email), UpdateExpression: 'SET #expiry = :e, #ttl = :purge', ExpressionAttributeNames: names, ExpressionAttributeValues: values }));
+      await doc.send(new UpdateCommand({ TableName: table, Key: keys.inbox(inboxId), UpdateExpression: 'SET #expiry = :e, #ttl = :purge, expires_at = :iso', ExpressionAttributeNames: names, ExpressionAttributeValues: { ...values, ':iso': new Date(epoch * 1000).toISOString() } }));
+      await doc.send(new UpdateCommand({ TableName: table, Key: keys.address(email), UpdateExpression: 'SET #expiry = :e, #ttl = :purge', ExpressionAttributeNames: names, ExpressionAttributeValues: values }));
     },
     async inboxItemsLeft() {
       const out: string[] = [];
       let start: Record<string, any> | undefined; // eslint-disable-line @typescript-eslint/no-explicit-any
       do {
-        const page = await raw.send(new ScanCommand({ TableName: LOCAL_TABLE, ProjectionExpression: 'pk, sk', ExclusiveStartKey: start }));
+        const page = await raw.send(new ScanCommand({ TableName: table, ProjectionExpression: 'pk, sk', ExclusiveStartKey: start }));
         for (const item of page.Items ?? []) out.push(`${item.pk.S}|${item.sk.S}`);
         start = page.LastEvaluatedKey;
       } while (start);
@@ -114,8 +117,8 @@ function dynamo(dynamoEndpoint: string, s3Endpoint: string): TestStores {
 }
 
 /** Makes an address claim look as claims did before they carried routing fields (DynamoDB form only). */
-export async function stripClaimRouting(dynamoEndpoint: string, email: string): Promise<void> {
+export async function stripClaimRouting(dynamoEndpoint: string, email: string, table = LOCAL_TABLE): Promise<void> {
   await documentClient(dynamoEndpoint).send(
-    new UpdateCommand({ TableName: LOCAL_TABLE, Key: keys.address(email), UpdateExpression: 'REMOVE account_id, #plan', ExpressionAttributeNames: { '#plan': 'plan' } }),
+    new UpdateCommand({ TableName: table, Key: keys.address(email), UpdateExpression: 'REMOVE account_id, #plan', ExpressionAttributeNames: { '#plan': 'plan' } }),
   );
 }

@@ -1,0 +1,3 @@
+import { startSharedStack } from '../global-setup';
+
+export default () => startSharedStack('aws-template');

@@ -1,0 +1,1 @@
+process.env.TEMPMAIL_TEST_KIND = 'aws-template';
