@@ -12,20 +12,10 @@ export interface S3ServerOptions {
   port: number;
   directory: string;
   bucket: string;
-  /**
-   * Access key pairs accepted besides S3RVER's own (start:aws gives each function its own key id, as each function
-   * has its own role on AWS). The server still checks no signature (allowMismatchedSignatures).
-   */
-  accessKeys?: [string, string][];
 }
 
 export async function runS3Server(options: S3ServerOptions): Promise<{ close(): Promise<void> }> {
   fs.mkdirSync(options.directory, { recursive: true, mode: 0o700 });
-  if (options.accessKeys?.length) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { DUMMY_ACCOUNT } = require('@20minutes/s3rver/lib/models/account') as { DUMMY_ACCOUNT: { createKeyPair(id: string, secret: string): void } };
-    for (const [id, secret] of options.accessKeys) DUMMY_ACCOUNT.createKeyPair(id, secret);
-  }
   const server = new S3rver({
     address: options.host,
     port: options.port,

@@ -109,6 +109,11 @@ export interface EventSourceOptions {
   dynamo: DynamoDBClient;
   log: (line: string) => void;
   ttlIntervalMs: number;
+  /**
+   * The IAM check of the reads Lambda's event source mapping makes with the function's role (the stream's, the
+   * queue's): a mapping whose role may not read its source fails the start, as CloudFormation fails to create it.
+   */
+  authorize?: (functionLogicalId: string, action: string, resource: string) => Promise<{ allowed: boolean; reason: string }>;
 }
 
 export class EventSources {
@@ -131,6 +136,14 @@ export class EventSources {
       if (!fn) throw new Error(`event source mapping ${id}: its function ${p.FunctionName} is not in the template`);
       const source = String(p.EventSourceArn);
       const queue = this.options.sqs.byArn(source);
+      const reads = queue
+        ? ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes']
+        : // ListStreams takes no resource (IAM evaluates it on *), and the mapping does not need it.
+          ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'];
+      for (const action of reads) {
+        const decision = await this.options.authorize?.(fn, action, source);
+        if (decision && !decision.allowed) throw new Error(`event source mapping ${id}: the role of ${fn} may not ${action} on ${source}: ${decision.reason}`);
+      }
       if (queue) {
         this.startQueue(id, fn, queue, p);
         continue;

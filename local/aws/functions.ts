@@ -22,6 +22,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import readline from 'node:readline';
 import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../../lambdas/core/limits';
+import { accessKeyIdFor } from './iam';
 import type { LocalStackModel } from './template';
 
 /** Concurrent environments of a function without reserved concurrency (a machine limit here, not AWS's). */
@@ -34,12 +35,8 @@ const REQUEST_LIMIT_BYTES = LAMBDA_RESPONSE_LIMIT_BYTES;
 /** How long Lambda waits before the first and the second retry of a failed asynchronous invocation. */
 export const ASYNC_RETRY_DELAYS_MS = [60_000, 120_000];
 
-/** A per-function access key id (AKIA + 16 characters), stable across restarts, and its secret. */
-export function accessKeyIdFor(logicalId: string): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  const digest = createHash('sha256').update(`tempmail-local-function:${logicalId}`).digest();
-  return `ASIA${Array.from(digest.subarray(0, 16), (b) => alphabet[b % 32]).join('')}`;
-}
+/** Each function's own access key id (the IAM proxy tells callers apart by it), and a secret to go with it. */
+export { accessKeyIdFor };
 export const secretKeyFor = (logicalId: string): string => createHash('sha256').update(`secret:${logicalId}`).digest('base64').slice(0, 40);
 
 export interface FunctionSpec {

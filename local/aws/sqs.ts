@@ -140,13 +140,18 @@ class SqsError extends Error {
   }
 }
 
+/** Checks a call (the IAM gate): its caller's access key id, the IAM action and the queue's ARN. */
+export type SqsAuthorize = (accessKeyId: string | undefined, action: string, resource: string) => Promise<{ allowed: boolean; reason?: string }>;
+
 export class LocalSqs {
   readonly queues = new Map<string, LocalQueue>();
   private server?: http.Server;
 
+  constructor(private readonly authorize?: SqsAuthorize) {}
+
   /** The template's queues, with their redrive policies. */
-  static fromTemplate(model: LocalStackModel): LocalSqs {
-    const sqs = new LocalSqs();
+  static fromTemplate(model: LocalStackModel, authorize?: SqsAuthorize): LocalSqs {
+    const sqs = new LocalSqs(authorize);
     const redrives: [LocalQueue, { deadLetterTargetArn?: string; maxReceiveCount?: number }][] = [];
     for (const [id, r] of model.resources('AWS::SQS::Queue')) {
       const p = (model.resolve(r.Properties ?? {}) ?? {}) as Record<string, unknown>;
@@ -194,7 +199,10 @@ export class LocalSqs {
         } catch {
           // answered below as a bad request
         }
-        this.handle(action, input).then(
+        const accessKeyId = /Credential=([^/,\s]+)\//.exec(String(req.headers.authorization ?? ''))?.[1];
+        this.check(accessKeyId, action, input)
+          .then(() => this.handle(action, input))
+          .then(
           (output) => {
             res.writeHead(200, { 'Content-Type': 'application/x-amz-json-1.0', 'x-amzn-RequestId': randomUUID() });
             res.end(JSON.stringify(output));
@@ -218,6 +226,15 @@ export class LocalSqs {
     if (!this.server) return;
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+
+  /** The IAM check SQS makes: batch calls are authorised as their single action (SendMessageBatch by SendMessage). */
+  private async check(accessKeyId: string | undefined, action: string, input: Record<string, any>): Promise<void> { // eslint-disable-line @typescript-eslint/no-explicit-any
+    if (!this.authorize || !action) return;
+    const queue = input.QueueUrl ? this.byUrl(input.QueueUrl) : undefined;
+    const iamAction = `sqs:${action.replace(/Batch$/, '')}`;
+    const decision = await this.authorize(accessKeyId, iamAction, queue?.arn ?? '*');
+    if (!decision.allowed) throw new SqsError('AccessDenied', `User: ${accessKeyId} is not authorized to perform: ${iamAction} on resource: ${queue?.arn ?? '*'}`, 403);
   }
 
   private async handle(action: string, input: Record<string, any>): Promise<unknown> { // eslint-disable-line @typescript-eslint/no-explicit-any

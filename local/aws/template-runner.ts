@@ -26,8 +26,9 @@ import { freePort } from '../ports';
 import { startS3Local } from '../s3-local';
 import { runningStackOf, stateFile, type StackState } from '../stack';
 import { TemplateApiGateway } from './api-gateway';
-import { startControlPlane, type ControlPlane, type ControlPlaneCall, type Decision } from './control-plane';
-import { accessKeyIdFor, FunctionRunner, secretKeyFor, type ServiceEndpoints } from './functions';
+import { startControlPlane, type ControlPlane } from './control-plane';
+import { FunctionRunner, type ServiceEndpoints } from './functions';
+import { createIamGate, functionForAccessKeyId, startIamProxy, type IamGate } from './iam';
 import { createBuckets, createTables, type TableInfo } from './resources';
 import { EventSources } from './events';
 import { TemplateMailServer } from './mail';
@@ -53,8 +54,6 @@ export interface TemplateRunConfig {
   authorizerCacheSeconds?: number;
   /** How often expired items are deleted as DynamoDB's TTL would (TEMPMAIL_TTL_INTERVAL_MS). */
   ttlIntervalMs: number;
-  /** Checks each control-plane call (the IAM gate); default: all allowed. */
-  authorize?: (call: ControlPlaneCall) => Decision | Promise<Decision>;
 }
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -126,6 +125,8 @@ export interface TemplateStack {
   sqs: LocalSqs;
   controlPlane: ControlPlane;
   gateway: TemplateApiGateway;
+  /** The IAM gate: its evidence lists each function's allowed calls. */
+  gate: IamGate;
   mail: TemplateMailServer;
   events: EventSources;
   tables: TableInfo[];
@@ -180,22 +181,24 @@ export async function startTemplateStack(config: TemplateRunConfig, log: (line: 
     // The stand-ins hold every mail and check no credentials: loopback only.
     const [dynamo, s3] = await Promise.all([
       startDynamoDbLocal({ host: loopback, port: dynamoPort, dataDir: path.join(config.dataDir, 'dynamodb') }, log),
-      startS3Local(
-        {
-          host: loopback,
-          port: s3Port,
-          directory: path.join(config.dataDir, 's3'),
-          bucket: model.bucketName(model.resources('AWS::S3::Bucket')[0]?.[0] ?? 'none'),
-          accessKeys: model.resources('AWS::Lambda::Function').map(([id]) => [accessKeyIdFor(id), secretKeyFor(id)]),
-        },
-        log,
-      ),
+      startS3Local({ host: loopback, port: s3Port, directory: path.join(config.dataDir, 's3'), bucket: model.bucketName(model.resources('AWS::S3::Bucket')[0]?.[0] ?? 'none') }, log),
     ]);
     stops.push(() => dynamo.stop(), () => s3.stop());
     const tables = await createTables(model, new DynamoDBClient(standInSettings(dynamo.endpoint)), log);
     const buckets = await createBuckets(model, new S3Client({ forcePathStyle: true, ...standInSettings(s3.endpoint) }));
 
-    const sqs = LocalSqs.fromTemplate(model);
+    // IAM: every call a function makes is checked against the policies the template gives its role (local/aws/iam).
+    const gate = createIamGate({
+      template,
+      region: model.region,
+      accountId: model.account,
+      resolve: (id, attribute) => String(attribute ? model.getAtt(id, attribute) : model.ref(id)),
+    });
+    const proxy = await startIamProxy({ dynamodbEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, gate, host: loopback, upstreamS3AccessKeyId: 'S3RVER', log });
+    stops.push(() => proxy.close());
+    const authorize = iamCheck(gate, log);
+
+    const sqs = LocalSqs.fromTemplate(model, (accessKeyId, action, resource) => authorize(accessKeyId, action, resource));
     await sqs.listen(loopback, sqsPort);
     stops.push(() => sqs.close());
 
@@ -218,7 +221,7 @@ export async function startTemplateStack(config: TemplateRunConfig, log: (line: 
       }),
       ruleSets: model.resources('AWS::SES::ReceiptRuleSet').map(([id]) => String(model.ref(id))),
       kmsKeys: model.resources('AWS::KMS::Key').map(([id]) => String(model.ref(id))),
-      authorize: config.authorize,
+      authorize: (call) => authorize(call.accessKeyId, call.action, call.resource),
     });
     stops.push(() => controlPlane.close());
     const endpoints = { dynamodb: dynamo.endpoint, s3: s3.endpoint, sqs: sqsEndpoint, controlPlane: controlPlane.endpoint };
@@ -226,8 +229,8 @@ export async function startTemplateStack(config: TemplateRunConfig, log: (line: 
     Object.assign(process.env, operatorEnv(endpoints, model.region));
 
     const serviceEndpoints: ServiceEndpoints = {
-      dynamodb: dynamo.endpoint,
-      s3: s3.endpoint,
+      dynamodb: proxy.dynamodbEndpoint!,
+      s3: proxy.s3Endpoint!,
       sqs: sqsEndpoint,
       others: { kms: controlPlane.endpoint, ses: controlPlane.endpoint, cloudformation: controlPlane.endpoint, api_gateway: controlPlane.endpoint },
     };
@@ -289,6 +292,7 @@ export async function startTemplateStack(config: TemplateRunConfig, log: (line: 
       dynamo: new DynamoDBClient(standInSettings(dynamo.endpoint)),
       log,
       ttlIntervalMs: config.ttlIntervalMs,
+      authorize: (fn, action, resource) => gate.evaluate({ functionLogicalId: fn, action, resource }),
     });
     await events.start();
     stops.push(() => events.stop());
@@ -320,7 +324,7 @@ export async function startTemplateStack(config: TemplateRunConfig, log: (line: 
     fs.writeFileSync(stateFile(config.dataDir), JSON.stringify(state, null, 2));
     stops.push(() => fs.rmSync(stateFile(config.dataDir), { force: true }));
 
-    return { apiUrl, smtpPort, model, functions, sqs, controlPlane, gateway, mail, events, tables, buckets, endpoints, devKey, stop: stopAll };
+    return { apiUrl, smtpPort, model, functions, sqs, controlPlane, gateway, gate, mail, events, tables, buckets, endpoints, devKey, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;
@@ -385,3 +389,17 @@ function customEvent(model: LocalStackModel, requestType: 'Create' | 'Delete', l
   };
 }
 
+
+/**
+ * A call by a function (its access key id says which) is evaluated against its role's policies; the operator's own
+ * calls (this process seeding keys, the CLI) are not a function's and pass, as an administrator's would.
+ */
+function iamCheck(gate: IamGate, log: (line: string) => void) {
+  return async (accessKeyId: string | undefined, action: string, resource: string): Promise<{ allowed: boolean; reason?: string }> => {
+    const fn = accessKeyId ? functionForAccessKeyId(accessKeyId) : undefined;
+    if (!fn || !gate.functions.includes(fn)) return { allowed: true };
+    const decision = await gate.evaluate({ functionLogicalId: fn, action, resource });
+    if (!decision.allowed) log(`[iam] AccessDenied: ${fn} ${action} on ${resource}: ${decision.reason}`);
+    return { allowed: decision.allowed, reason: decision.reason };
+  };
+}
