@@ -10,6 +10,7 @@ import { APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand } from
 import { hashApiKey } from '../../lambdas/core/ids';
 import { BASE_PLANS, type PlanName } from '../../lambdas/core/plans';
 import { findKey } from '../../lambdas/usecases/keys';
+import { awsKeyStore } from '../../lambdas/app/context';
 import { createKeyOnAws, listKeysOnAws, stackOutputs } from '../../cli/aws-admin';
 import type { ControlPlane } from './control-plane';
 
@@ -17,12 +18,7 @@ import type { ControlPlane } from './control-plane';
 export async function seedKey(stackName: string, plan: PlanName, key?: string): Promise<string> {
   if (key) {
     const outputs = await stackOutputs({ stackName });
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { DynamoInboxStore } = require('../../lambdas/store/dynamo-inbox-store') as typeof import('../../lambdas/store/dynamo-inbox-store');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { documentClient } = require('../../lambdas/store/clients') as typeof import('../../lambdas/store/clients');
-    const store = new DynamoInboxStore(documentClient(), outputs.tableName);
-    if (await findKey({ stores: { keys: store } }, hashApiKey(key))) return key;
+    if (await findKey({ stores: { keys: awsKeyStore(outputs.tableName) } }, hashApiKey(key))) return key;
   }
   return (await createKeyOnAws({ stackName, plan, key })).key;
 }

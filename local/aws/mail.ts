@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { simpleParser, type AddressObject } from 'mailparser';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import { standInSettings } from '../../lambdas/store/clients';
+import { standInSettings } from '../../lambdas/layout/stand-ins';
 import type { FunctionRunner } from './functions';
 import type { LocalStackModel } from './template';
 

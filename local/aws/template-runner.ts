@@ -19,7 +19,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { ConfigError } from '../../lambdas/config/app-config';
 import { parseDomains } from '../../lambdas/core/address';
 import type { PlanName } from '../../lambdas/core/plans';
-import { standInSettings } from '../../lambdas/store/clients';
+import { standInSettings } from '../../lambdas/layout/stand-ins';
 import { parseSeedKeys } from '../config';
 import { startDynamoDbLocal } from '../dynamodb-local';
 import { freePort } from '../ports';
