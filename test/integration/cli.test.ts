@@ -1,11 +1,13 @@
 /**
  * The `tempmail` command as a user runs it after `npm ci` (node_modules/.bin/tempmail, what `npx tempmail` runs):
- * against the running stack's data folder, stdout carries only the key, stderr says which data it used.
+ * against the running stack's data folder, stdout carries only the key, stderr says which data it used; its help,
+ * version and usage errors as a first-time user meets them.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PLAN_NAMES } from '../../lambdas/core/plans';
 import { http } from '../support/http';
 import { sharedStack } from '../support/shared';
 
@@ -58,5 +60,68 @@ const tempmail = (args: string[], dataDir: string) =>
     expect(fs.statSync(fresh).mode & 0o777).toBe(0o700);
     for (const file of fs.readdirSync(fresh).filter((f) => f.startsWith('tempmail.db'))) expect(fs.statSync(path.join(fresh, file)).mode & 0o077).toBe(0);
     fs.rmSync(empty, { recursive: true, force: true });
+  });
+});
+
+describe('tempmail help, --version and usage errors', () => {
+  // A folder that must stay absent: no help or usage error may touch the data folder.
+  const untouched = path.join(os.tmpdir(), `tempmail-cli-help-${process.pid}`);
+  const run = (...args: string[]) => tempmail(args, untouched);
+  afterAll(() => expect(fs.existsSync(untouched)).toBe(false));
+
+  it.each([['help'], ['--help'], ['-h']])('%s prints the usage of every command and the environment, exit 0', (flag) => {
+    const shown = run(flag);
+    expect(shown).toMatchObject({ status: 0, stderr: '' });
+    for (const line of ['tempmail keys create --plan', 'tempmail keys list', 'tempmail keys revoke <key or key hash>', 'tempmail replay --stack NAME', 'tempmail --version', '--region R', 'TEMPMAIL_DATA_DIR', 'AWS_REGION']) {
+      expect(shown.stdout).toContain(line);
+    }
+  });
+
+  it.each([
+    ['keys create', ['--plan', '--json', '--stack NAME', '--region R'], [], ['TEMPMAIL_DATA_DIR', 'AWS_REGION']],
+    ['keys list', ['--json', '--stack NAME', '--region R'], ['--plan'], ['TEMPMAIL_DATA_DIR', 'AWS_REGION']],
+    ['keys revoke', ['--stack NAME', '--region R'], ['--plan', '--json'], ['TEMPMAIL_DATA_DIR', 'AWS_REGION']],
+    ['replay', ['--stack NAME', '--region R'], ['--plan', '--json', 'TEMPMAIL_DATA_DIR'], ['AWS_REGION']],
+  ])('%s --help shows that command\'s options and the environment it reads (help <command> the same)', (command, options, absent, environment) => {
+    const shown = run(...command.split(' '), '--help');
+    expect(shown).toMatchObject({ status: 0, stderr: '' });
+    expect(shown.stdout.split('\n')[0]).toMatch(new RegExp(`^usage: tempmail ${command} `));
+    const [usage, env] = shown.stdout.split('environment:\n');
+    for (const option of options) expect(usage).toMatch(new RegExp(`^  ${option}`, 'm'));
+    for (const name of environment) expect(env).toContain(name);
+    for (const other of absent) expect(shown.stdout).not.toContain(other);
+    expect(run('help', ...command.split(' ')).stdout).toBe(shown.stdout);
+  });
+
+  it('keys --help shows the three keys commands; keys alone names them, exit 2', () => {
+    const shown = run('keys', '--help');
+    expect(shown.status).toBe(0);
+    for (const command of ['keys create', 'keys list', 'keys revoke']) expect(shown.stdout).toContain(`usage: tempmail ${command}`);
+    const bare = run('keys');
+    expect(bare).toMatchObject({ status: 2, stdout: '' });
+    expect(bare.stderr).toBe('tempmail: keys needs a command: keys create, keys list, keys revoke; see tempmail --help\n');
+  });
+
+  it('--version prints the package version, exit 0', () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(run('--version')).toMatchObject({ status: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it('an unknown command names the commands that exist, in one line, exit 2', () => {
+    const wrong = run('frobnicate');
+    expect(wrong).toMatchObject({ status: 2, stdout: '' });
+    expect(wrong.stderr).toBe('tempmail: unknown command: frobnicate (commands: keys create, keys list, keys revoke, replay, help); see tempmail --help\n');
+  });
+
+  it.each([
+    [['keys', 'create', '--plna', 'dev'], 'unknown option --plna for keys create (its options: --plan, --json, --stack, --region, --help)'],
+    [['keys', 'list', '--version'], 'unknown option --version for keys list (its options: --json, --stack, --region, --help)'],
+    [['--verbose'], 'unknown option --verbose before a command (commands: keys create, keys list, keys revoke, replay, help)'],
+    [['keys', 'create', '--plan'], `--plan needs a value (--plan <${PLAN_NAMES.join('|')}>)`],
+    [['keys', 'create', '--plan', '--json'], `--plan needs a value (--plan <${PLAN_NAMES.join('|')}>)`],
+    [['keys', 'list', '--json=yes'], '--json takes no value'],
+  ])('%j is refused in one line naming the option, not the option parser\'s text, exit 2', (args, message) => {
+    const wrong = run(...args);
+    expect(wrong).toMatchObject({ status: 2, stdout: '', stderr: `tempmail: ${message}; see tempmail --help\n` });
   });
 });
