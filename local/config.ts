@@ -6,7 +6,7 @@ import path from 'node:path';
 import { appConfig, ConfigError, STORE_KINDS, type AppConfig, type StoreKind } from '../lambdas/config/app-config';
 import { parseDomains } from '../lambdas/core/address';
 import { AUTHORIZER_CACHE_SECONDS } from '../lambdas/core/gateway-responses';
-import { isPlanName, type PlanName } from '../lambdas/core/plans';
+import { isPlanName, loadPlans, type PlanName } from '../lambdas/core/plans';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, DELIVERY_TIMEOUT_MS, parseRetrySchedule } from '../lambdas/core/webhooks';
 
 export interface LocalConfig {
@@ -55,12 +55,25 @@ export interface LocalConfig {
   deleteBudgetMs?: number;
 }
 
-const int = (value: string | undefined, fallback: number): number => {
+/** A port setting; 0 asks the system for a free port (the tests' stacks use it). */
+const port = (name: string, value: string | undefined, fallback: number): number => {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`not a port number: ${value}`);
+  if (!/^\d+$/.test(value) || n > 65535) throw new ConfigError(`${name}: not a port number: ${value} (0-65535, 0 for any free port)`);
   return n;
 };
+
+/** Plan overrides are checked at start-up, before the data folder is made: a typo must leave nothing behind. */
+function planOverrides(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  try {
+    loadPlans(value);
+  } catch (error) {
+    const message = (error as Error).message;
+    throw new ConfigError(error instanceof SyntaxError ? `TEMPMAIL_PLAN_OVERRIDES: not valid JSON: ${message}` : message);
+  }
+  return value;
+}
 
 /**
  * What a seeded key must look like: a key anyone can guess (`dev:my-ci-key`) is an open door to every inbox of its
@@ -93,21 +106,21 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
   const store = (env.TEMPMAIL_STORE || 'embedded') as StoreKind;
   if (!STORE_KINDS.includes(store)) throw new ConfigError(`TEMPMAIL_STORE must be one of ${STORE_KINDS.join(', ')}, not "${env.TEMPMAIL_STORE}"`);
   const host = env.TEMPMAIL_HOST || '127.0.0.1';
-  const port = int(env.PORT, 3000);
+  const apiPort = port('PORT', env.PORT, 3000);
   // A wildcard address is for listening, not for clients to connect to.
   const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return {
     store,
     host,
-    publicUrl: (env.TEMPMAIL_PUBLIC_URL || `http://${reachable}:${port}`).replace(/\/$/, ''),
-    port,
-    smtpPort: int(env.SMTP_PORT, 2525),
-    dynamoPort: int(env.TEMPMAIL_DYNAMODB_PORT, 8766),
-    s3Port: int(env.TEMPMAIL_S3_PORT, 4568),
+    publicUrl: (env.TEMPMAIL_PUBLIC_URL || `http://${reachable}:${apiPort}`).replace(/\/$/, ''),
+    port: apiPort,
+    smtpPort: port('SMTP_PORT', env.SMTP_PORT, 2525),
+    dynamoPort: port('TEMPMAIL_DYNAMODB_PORT', env.TEMPMAIL_DYNAMODB_PORT, 8766),
+    s3Port: port('TEMPMAIL_S3_PORT', env.TEMPMAIL_S3_PORT, 4568),
     domains: parseDomains(env.TEMPMAIL_DOMAINS),
     dataDir: path.resolve(env.TEMPMAIL_DATA_DIR || '.tempmail'),
     seedKeys: parseSeedKeys(env.TEMPMAIL_SEED_KEYS),
-    planOverrides: env.TEMPMAIL_PLAN_OVERRIDES || undefined,
+    planOverrides: planOverrides(env.TEMPMAIL_PLAN_OVERRIDES),
     externalDynamoEndpoint: env.TEMPMAIL_DYNAMODB_ENDPOINT || undefined,
     externalS3Endpoint: env.TEMPMAIL_S3_ENDPOINT || undefined,
     bundleDir: env.TEMPMAIL_BUNDLE_DIR ? path.resolve(env.TEMPMAIL_BUNDLE_DIR) : undefined,

@@ -153,3 +153,27 @@ describe('what the embedded form loads', () => {
     expect(sdkPackagesLoadedBy(entry)).toEqual([]);
   });
 });
+
+describe('start-up configuration errors, as `npm start` meets them', () => {
+  it.each([
+    [{ PORT: 'abc' }, 'PORT: not a port number: abc (0-65535, 0 for any free port)'],
+    [{ SMTP_PORT: '25.5' }, 'SMTP_PORT: not a port number: 25.5 (0-65535, 0 for any free port)'],
+    [{ TEMPMAIL_PLAN_OVERRIDES: '{"dev": {' }, /^TEMPMAIL_PLAN_OVERRIDES: not valid JSON: .*position \d+/],
+  ])('%j: one line naming the variable, no stack trace, exit 1, no data folder made', (setting, message) => {
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-config-'));
+    const dataDir = path.join(parent, 'data');
+    const run = spawnSync(process.execPath, ['--require', 'tsx/cjs', 'local/main.ts'], {
+      cwd: path.join(__dirname, '..', '..'),
+      env: { ...process.env, ...setting, TEMPMAIL_DATA_DIR: dataDir },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    const line = run.stderr.trim().replace(/^local stack cannot start: /, '');
+    if (typeof message === 'string') expect(line).toBe(message);
+    else expect(line).toMatch(message);
+    expect(fs.existsSync(dataDir)).toBe(false);
+    fs.rmSync(parent, { recursive: true, force: true });
+  });
+});
