@@ -5,32 +5,9 @@
  * embedded store, so no Lambda bundle carries SQLite or its native binding.
  */
 import type { AppConfig } from '../config/app-config';
-import type { Stores } from '../core/ports';
 import { awsStores } from '../store';
-import type { AppContext, WebhookRuntime } from '../usecases/context';
-import { HttpWebhookSender } from '../webhooks/http-sender';
-import { SqsDeliveryQueue, StoreDeliveryQueue } from '../webhooks/queues';
-import { FileKeySecretBox, KmsSecretBox } from '../webhooks/secret-box';
-
-/** The context on the given stores: what every form shares once its storage is chosen. */
-export function contextOn(config: AppConfig, stores: Stores, now: () => number): AppContext {
-  const { domains, plans, downloadUrlSeconds, deleteBudgetMs, webhooks, corsOrigin, viewerDir } = config;
-  return {
-    stores,
-    settings: { domains, plans, downloadUrlSeconds, deleteBudgetMs, webhooks, corsOrigin, ...(viewerDir ? { viewerDir } : {}) },
-    now,
-    webhooks: webhookRuntime(config, stores),
-  };
-}
-
-function webhookRuntime(config: AppConfig, stores: Stores): WebhookRuntime {
-  const { secrets, queue } = config.webhookRuntime;
-  return {
-    secrets: secrets.kind === 'file' ? new FileKeySecretBox(secrets.dataDir) : new KmsSecretBox(secrets.keyId),
-    queue: queue.kind === 'store' ? new StoreDeliveryQueue(stores.webhooks) : new SqsDeliveryQueue(queue.url, queue.deadLetterUrl),
-    sender: new HttpWebhookSender({ timeoutMs: config.webhooks.timeoutMs, allowPrivate: config.webhooks.allowPrivate }),
-  };
-}
+import type { AppContext } from '../usecases/context';
+import { contextOn } from './context-on';
 
 export function awsContext(config: AppConfig, now: () => number = Date.now): AppContext {
   if (config.store.kind !== 'dynamodb') throw new Error(`the AWS context runs on the dynamodb store, not ${config.store.kind}`);

@@ -10,13 +10,22 @@
 import type { AppConfig } from '../config/app-config';
 import { openEmbeddedStores } from '../store/sqlite-store';
 import { mailParser } from '../ingest/parse-mail';
+import type { KeyStore } from '../core/ports';
 import type { IngestContext } from '../usecases/context';
-import { awsContext, contextOn } from './aws-context';
+import type { awsKeyStore as AwsKeyStore } from '../store';
+import { contextOn } from './context-on';
+
+/** The AWS side, loaded only when a dynamodb context or key store is asked for: the embedded form loads no AWS SDK client. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const aws = () => require('./aws-context') as typeof import('./aws-context');
 
 export function appContext(config: AppConfig, now: () => number = Date.now): IngestContext {
-  const ctx = config.store.kind === 'embedded' ? contextOn(config, openEmbeddedStores(config.store), now) : awsContext(config, now);
+  const ctx = config.store.kind === 'embedded' ? contextOn(config, openEmbeddedStores(config.store), now) : aws().awsContext(config, now);
   return Object.assign(ctx, { mail: mailParser });
 }
 
 /** The keys CLI's store on a DynamoDB table (a deployed stack's, or the dynamodb form's DynamoDB Local). */
-export { awsKeyStore } from '../store';
+export function awsKeyStore(...args: Parameters<typeof AwsKeyStore>): KeyStore {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('../store') as typeof import('../store')).awsKeyStore(...args);
+}

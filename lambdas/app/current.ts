@@ -5,7 +5,6 @@
  */
 import { configFromEnv } from '../config/app-config';
 import type { AppContext } from '../usecases/context';
-import { awsContext } from './aws-context';
 
 const SLOT = Symbol.for('tempmail.appContext');
 type Slot = { [SLOT]?: AppContext };
@@ -20,5 +19,9 @@ export function installedContext(): AppContext | undefined {
 }
 
 export function currentContext(): AppContext {
-  return ((globalThis as Slot)[SLOT] ??= awsContext(configFromEnv()));
+  // A require (not an import) so that loading a handler loads no AWS SDK client: the local stack installs its own
+  // context before any handler runs, and its embedded form must not pay for the SDK (test/integration/local-form).
+  // esbuild still bundles the module, as it follows a require of a literal path.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return ((globalThis as Slot)[SLOT] ??= (require('./aws-context') as typeof import('./aws-context')).awsContext(configFromEnv()));
 }
