@@ -50,8 +50,10 @@ beforeAll(async () => {
   const role = template.Resources[functionOf(template, 'listInboxes')].Properties.Role['Fn::GetAtt'][0];
   for (const policy of Object.values(template.Resources as Dict).filter((r: Dict) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles) === JSON.stringify([{ Ref: role }])) as Dict[]) {
     for (const statement of policy.Properties.PolicyDocument.Statement as Dict[]) {
-      if (Array.isArray(statement.Action)) statement.Action = statement.Action.filter((a: string) => a !== 'dynamodb:Query');
+      // An action stands alone or in a list; a statement left with none is dropped.
+      statement.Action = ([] as string[]).concat(statement.Action ?? []).filter((a: string) => a !== 'dynamodb:Query');
     }
+    policy.Properties.PolicyDocument.Statement = (policy.Properties.PolicyDocument.Statement as Dict[]).filter((st) => st.Action.length > 0);
   }
   const fixture = template.Resources[functionOf(template, 'getOpenApi')];
   fixture.Metadata['aws:asset:path'] = 'asset.sized-answer';
@@ -81,7 +83,7 @@ it("a call the function's synthesized policy does not allow is AccessDenied, log
   const reply = await http(stack.apiUrl, stack.keys.enterprise)('GET', '/v1/inboxes');
   expect(reply.status).toBeGreaterThanOrEqual(500);
   expect(reply.body).toEqual({ error: { code: reply.status, message: expect.any(String) } });
-  expect(stack.output()).toMatch(/\[iam\] denied \S+ dynamodb:Query on \S+\/index\/by_account/);
+  expect(stack.output()).toMatch(/\[iam\] denied \S+ dynamodb:Query on \S+\/index\/\S*by_account/);
 });
 
 it('past its template Timeout a function is killed and API Gateway answers 502; the next invocation gets a fresh environment', async () => {
