@@ -32,7 +32,13 @@ module.exports = {
     {
       ...withStack('embedded'),
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['<rootDir>/test/unit/', '<rootDir>/test/contract/embedded.test.ts', '<rootDir>/test/integration/cli-aws.test.ts'],
+      // Files that need another project's stack: the CLI's AWS side (dynamodb) and what only the template form shows.
+      testPathIgnorePatterns: [
+        '<rootDir>/test/unit/',
+        '<rootDir>/test/contract/embedded.test.ts',
+        '<rootDir>/test/integration/cli-aws.test.ts',
+        '<rootDir>/test/integration/aws-template.test.ts',
+      ],
     },
     {
       ...withStack('dynamodb'),
