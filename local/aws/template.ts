@@ -59,8 +59,32 @@ export interface TemplateLocation {
   stackName: string;
 }
 
-/** What cdk.out was last synthesized for by start:aws (the domains given with -c), beside the cloud assembly. */
+/**
+ * What cdk.out was last synthesized for by start:aws (the domains given with -c) and the digest of the template that
+ * synth wrote, beside the cloud assembly: a template written since by another command (a `cdk synth` that failed on
+ * the example domains leaves one with no resources; one with real domains is another stack) is not taken as ours.
+ */
 export const SYNTH_STAMP = 'tempmail-local-synth.json';
+
+const digestOf = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+
+/** The stamp start:aws writes after its synth of `templateFile` for `domains`. */
+export function synthStamp(domains: string[] | undefined, templateFile: string): string {
+  return JSON.stringify({ domains: domains ?? null, template: digestOf(templateFile) });
+}
+
+/** Why the template at `templateFile` is not the one start:aws synthesized for `domains` (stamp text given), if so. */
+export function stampMismatch(stamp: string | undefined, domains: string[] | undefined, templateFile: string): string | undefined {
+  let stamped: { domains?: unknown; template?: unknown } = {};
+  try {
+    stamped = stamp ? (JSON.parse(stamp) as typeof stamped) : {};
+  } catch {
+    // an unreadable stamp is no stamp
+  }
+  if (JSON.stringify(stamped.domains ?? null) !== JSON.stringify(domains ?? null)) return 'cdk.out was synthesized for other domains';
+  if (stamped.template !== digestOf(templateFile)) return 'cdk.out was written by another synth since start:aws made it';
+  return undefined;
+}
 
 /** The one stack of a cloud assembly, from its manifest. */
 function stackOfAssembly(outDir: string): TemplateLocation {
@@ -86,7 +110,6 @@ export function locateTemplate(options: { templateFile?: string; domains?: strin
   }
   const outDir = path.join(ROOT, 'cdk.out');
   const stampFile = path.join(outDir, SYNTH_STAMP);
-  const wanted = JSON.stringify({ domains: options.domains ?? null });
   let reason: string | undefined;
   let location: TemplateLocation | undefined;
   try {
@@ -96,7 +119,7 @@ export function locateTemplate(options: { templateFile?: string; domains?: strin
   }
   if (location && !fs.existsSync(location.file)) reason = 'no template in cdk.out';
   else if (location && fs.statSync(location.file).mtimeMs < Math.max(...SOURCES.map((s) => newestMtime(path.join(ROOT, s))))) reason = 'cdk.out is older than the sources';
-  else if (location && (fs.existsSync(stampFile) ? fs.readFileSync(stampFile, 'utf8') : JSON.stringify({ domains: null })) !== wanted) reason = 'cdk.out was synthesized for other domains';
+  else if (location) reason = stampMismatch(fs.existsSync(stampFile) ? fs.readFileSync(stampFile, 'utf8') : undefined, options.domains, location.file);
   if (!reason) return location!;
   options.log(`[template] ${reason}: synthesizing with the CDK app (cdk synth)`);
   const started = Date.now();
@@ -104,9 +127,10 @@ export function locateTemplate(options: { templateFile?: string; domains?: strin
   const cdk = path.join(ROOT, 'node_modules', '.bin', 'cdk');
   const run = spawnSync(cdk, ['synth', '--quiet', '--output', outDir, ...context], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (run.status !== 0) throw new Error(`cdk synth failed (exit ${run.status}):\n${(run.stderr || run.stdout || '').slice(-4000)}`);
-  fs.writeFileSync(stampFile, wanted);
+  const synthesized = stackOfAssembly(outDir);
+  fs.writeFileSync(stampFile, synthStamp(options.domains, synthesized.file));
   options.log(`[template] synthesized in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return stackOfAssembly(outDir);
+  return synthesized;
 }
 
 export function readTemplate(location: TemplateLocation): CfnTemplate {
