@@ -3,6 +3,7 @@ import { ConfigError } from '../lambdas/config/app-config';
 import { burstOf } from '../lambdas/core/plans';
 import { configFromEnv } from './config';
 import { startLocalStack } from './stack';
+import { stopOnSignals } from './foreground';
 
 async function main(): Promise<void> {
   const config = configFromEnv();
@@ -20,22 +21,7 @@ async function main(): Promise<void> {
   }
   else if (stack.hadKeys && config.printDevKey) console.log('  keys      this data folder has keys already; make one with: npx tempmail keys create --plan dev');
   console.log('READY');
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${signal}: stopping`);
-    await stack.stop();
-    process.exit(0);
-  };
-  // A server keeps serving: a stray rejection is logged, not fatal (accepted mail is safe in the inbound queue).
-  process.on('unhandledRejection', (reason) => console.error('[local] unhandled rejection:', reason));
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  // `npm start` runs us under npm and a shell; a SIGTERM to npm (a CI job's `kill $!`) ends both without passing it
-  // on. Orphaned, we stop too, rather than hold the ports for a stack nobody controls.
-  const parent = process.ppid;
-  setInterval(() => process.ppid !== parent && void stop('parent process gone'), 1_000).unref();
+  stopOnSignals(stack, 'local');
 }
 
 // Lambda runs Node 22; the SDK's Node 20 end-of-support notice is noise here. CloudWatch embedded metrics mean

@@ -1,6 +1,7 @@
 /** `npm run start:aws`: the synthesized template run on this machine (template-runner.ts), until Ctrl-C or SIGTERM. */
 import { ConfigError } from '../../lambdas/config/app-config';
 import { startTemplateStack, templateConfigFromEnv } from './template-runner';
+import { stopOnSignals } from '../foreground';
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -14,20 +15,7 @@ async function main(): Promise<void> {
   data      ${config.dataDir}`);
   if (stack.devKey) console.log(`  dev key   ${stack.devKey}   (shown once; make more with: npx tempmail keys create --plan dev)`);
   console.log('READY');
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${signal}: stopping`);
-    await stack.stop();
-    process.exit(0);
-  };
-  process.on('unhandledRejection', (reason) => console.error('[aws] unhandled rejection:', reason));
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  // Under npm and a shell, a SIGTERM to npm ends both without passing it on: orphaned, we stop too.
-  const parent = process.ppid;
-  setInterval(() => process.ppid !== parent && void stop('parent process gone'), 1_000).unref();
+  stopOnSignals(stack, 'aws');
 }
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
