@@ -2,7 +2,7 @@
  * `npm run bench:storage`: what one storage call costs, one call at a time, on both adapter sets: the embedded store
  * (SQLite in this process, each write committed with an fsync; one call at a time, so no group commit helps), and
  * the stand-ins (latency, and the CPU it takes in this process (the AWS SDK), in DynamoDB Local (Java) and in the S3
- * server). These are the parts a received mail is made of (README, Performance), so they bound what ingest can reach.
+ * server). These are the parts a received mail is made of (docs/PERFORMANCE.md), so they bound what ingest can reach.
  */
 import fs from 'node:fs';
 import os from 'node:os';
