@@ -41,8 +41,15 @@ export interface MessageSummary {
 
 export interface MessageList {
   messages: MessageSummary[];
-  /** The inbox's whole count, not this page's. */
+  /** The inbox's whole count, not this page's, filtered or not. */
   total: number;
+  /**
+   * With `q`, `from` or `subject`: how many messages match from this page's start on (the page's own included),
+   * counted within the search's bound (docs/API.md); absent without a filter.
+   */
+  matched?: number;
+  /** With `matched`: false when the bound stopped the count before the end of the inbox. */
+  matched_exact?: boolean;
   /** Present while more messages remain: pass it as `cursor`. */
   next_cursor?: string;
 }

@@ -10,6 +10,15 @@ export interface Page<T> {
   last?: string;
 }
 
+/**
+ * A page of a message list. With a filter, `matched` counts the messages that match from the page's start on (the
+ * page's own included), within the same bound as the search itself (core/limits.ts MAX_FILTER_SCAN_*): `exact` is
+ * false when the bound stopped the count before the inbox's end, and `count` then covers only what was read.
+ */
+export interface MessagePage extends Page<MessageSummary> {
+  matched?: { count: number; exact: boolean };
+}
+
 export interface InboxStore {
   /** Writes the inbox and claims its address atomically; false when the address is held by a live inbox. */
   createInbox(inbox: InboxRecord): Promise<boolean>;
@@ -39,9 +48,10 @@ export interface InboxStore {
   /**
    * Newest first. A page may hold fewer than `limit` items (a store bounds what one call reads, and a filter
    * (core/search.ts) leaves out what does not match); `last` is set whenever more may remain, and may then name a
-   * message that did not match: the next page starts after it.
+   * message that did not match: the next page starts after it. With a filter the page also says how many match
+   * (MessagePage.matched): the search reads on past the page's last match, up to its bound, to count them.
    */
-  listMessages(inboxId: string, limit: number, after?: string, filter?: MessageFilter): Promise<Page<MessageSummary>>;
+  listMessages(inboxId: string, limit: number, after?: string, filter?: MessageFilter): Promise<MessagePage>;
   /**
    * Messages newer than `after`, oldest first (the wait endpoint). Like listMessages, a page may hold fewer than
    * `limit` (a store bounds what one call reads): `last` is set whenever more may remain, and the next call starts after it.

@@ -8,7 +8,7 @@ import en from 'zod/v4/locales/en.js';
 import { USERNAME_PATTERN, USERNAME_RULE } from './address';
 import { MESSAGE_ID } from './ids';
 import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS } from './inbox';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_WAIT_SECONDS, DEFAULT_WAIT_SECONDS, MESSAGE_CAPS, MESSAGE_RESPONSE_SHARES } from './limits';
+import { DEFAULT_PAGE_SIZE, MAX_FILTER_SCAN_ITEMS, MAX_PAGE_SIZE, MAX_WAIT_SECONDS, DEFAULT_WAIT_SECONDS, MESSAGE_CAPS, MESSAGE_RESPONSE_SHARES } from './limits';
 
 // Full zod registers its English messages; zod/mini leaves every check without its own `error` saying "Invalid input".
 z.config(en());
@@ -139,6 +139,13 @@ export const MessageList = named(
   z.object({
     messages: z.array(MessageSummary),
     total: described(count(), "the inbox's whole count, filtered or not"),
+    matched: z.optional(
+      described(
+        count(),
+        `with q, from or subject: how many messages match from this page's start on (the page's own included), counted within the search's bound of ${MAX_FILTER_SCAN_ITEMS} messages read per request`,
+      ),
+    ),
+    matched_exact: z.optional(described(z.boolean(), 'with matched: false when the bound stopped the count before the end of the inbox (matched then counts only the messages read; follow next_cursor for the rest)')),
     next_cursor: z.optional(described(z.string(), 'present while more remain; a filtered page may hold fewer than limit messages (even none) and still have one')),
   }),
   'MessageList',

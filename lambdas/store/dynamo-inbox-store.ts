@@ -13,7 +13,7 @@ import type { InboxPosition } from '../core/cursor';
 import { removalEpoch } from '../core/inbox';
 import { MAX_FILTER_SCAN_ITEMS } from '../core/limits';
 import type { ApiKeyRecord, InboxListing, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
-import type { InboxStore, KeyStore, Page } from '../core/ports';
+import type { InboxStore, KeyStore, MessagePage, Page } from '../core/ports';
 import { matches, searchFields, type MessageFilter } from '../core/search';
 import { cancellationCodes, isConditionFailure, strip, transactWrite } from './dynamo-items';
 import { guard } from './guard';
@@ -300,7 +300,7 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
     return { items, more: items.length >= want ? true : !!startKey };
   }
 
-  async listMessages(inboxId: string, limit: number, after?: string, filter?: MessageFilter): Promise<Page<MessageSummary>> {
+  async listMessages(inboxId: string, limit: number, after?: string, filter?: MessageFilter): Promise<MessagePage> {
     if (filter) return this.searchMessages(inboxId, limit, after, filter);
     // One extra item tells whether another page exists, so a page that ends the list carries no cursor.
     const read = await this.readMessages(inboxId, limit + 1, { forward: false, start: after });
@@ -311,11 +311,13 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
 
   /**
    * A bounded filter (core/limits.ts MAX_FILTER_SCAN_ITEMS): reads the inbox's items newest first, tests each in
-   * the function (core/search.ts: DynamoDB's contains() is case-sensitive), and stops at `limit` matches or at the
-   * bound, whose last item then becomes the cursor to go on from.
+   * the function (core/search.ts: DynamoDB's contains() is case-sensitive), and reads on past the page's last match
+   * to count the matches (`matched`) until the inbox's end or the bound; a bound reached before the page is full
+   * makes the last item read the cursor to go on from.
    */
-  private async searchMessages(inboxId: string, limit: number, after: string | undefined, filter: MessageFilter): Promise<Page<MessageSummary>> {
+  private async searchMessages(inboxId: string, limit: number, after: string | undefined, filter: MessageFilter): Promise<MessagePage> {
     const found: MessageSummary[] = [];
+    let count = 0;
     let scanned = 0;
     let lastScanned: string | undefined;
     let start: Record<string, unknown> | undefined = after ? keys.message(inboxId, after) : undefined;
@@ -337,14 +339,18 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
         lastScanned = item.id;
         if (!matches(searchFields(item), filter)) continue;
         const { text: _text, ...summary } = item;
-        found.push(summary);
-        // One match beyond the page tells that more remain.
-        if (found.length > limit) return { items: found.slice(0, limit), last: found[limit - 1].id };
+        // Past the page, only the count is kept.
+        if (found.length < limit) found.push(summary);
+        count++;
       }
       start = page.LastEvaluatedKey;
-      if (!start) return { items: found };
-      // The bound: the caller goes on from the last item read.
-      if (scanned >= MAX_FILTER_SCAN_ITEMS) return { items: found, last: lastScanned };
+      // The bound: the count stops there (it may be right at the inbox's end: DynamoDB cannot tell without reading on).
+      const bounded = !!start && scanned >= MAX_FILTER_SCAN_ITEMS;
+      if (!start || bounded) {
+        const matched = { count, exact: !bounded };
+        if (count > found.length) return { items: found, last: found[found.length - 1].id, matched };
+        return bounded ? { items: found, last: lastScanned, matched } : { items: found, matched };
+      }
     }
   }
 

@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { EmbeddedStoreConfig } from '../config/app-config';
 import type { InboxPosition } from '../core/cursor';
 import type { ApiKeyRecord, InboxListing, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
-import { blobKeys, type BlobStore, type DownloadHeaders, type InboxStore, type KeyStore, type Page, type SignedDownloads, type Stores } from '../core/ports';
+import { blobKeys, type BlobStore, type DownloadHeaders, type InboxStore, type KeyStore, type MessagePage, type Page, type SignedDownloads, type Stores } from '../core/ports';
 import { Engine } from './sqlite-engine';
 import { SqliteWebhookStore } from './sqlite-webhook-store';
 import { matches, searchFields, type MessageFilter } from '../core/search';
@@ -206,7 +206,7 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
     });
   }
 
-  async listMessages(inboxId: string, limit: number, after?: string, filter?: MessageFilter): Promise<Page<MessageSummary>> {
+  async listMessages(inboxId: string, limit: number, after?: string, filter?: MessageFilter): Promise<MessagePage> {
     if (filter) return this.searchMessages(inboxId, limit, after, filter);
     const rows = this.engine.read(() =>
       after
@@ -221,10 +221,11 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
    * The inbox's search rows newest first, each tested with the rules of DynamoDB's bounded filter and the wait endpoint
    * (core/search.ts `matches`), reading at most MAX_FILTER_SCAN_ITEMS rows and MAX_FILTER_SCAN_BYTES of their text per
    * request, a few rows at a time: a pathological `q` over 800 mails of 95 KB once held the event loop 0.5 s a request.
-   * When it stops early, `last` names the last row read and the next page goes on from there. (SQLite's FTS5 would
-   * match words, not substrings.)
+   * When it stops early, `last` names the last row read and the next page goes on from there. It reads on past the
+   * page's last match, within the same bound, to count the matches (`matched`). (SQLite's FTS5 would match words,
+   * not substrings.)
    */
-  private searchMessages(inboxId: string, limit: number, after: string | undefined, filter: MessageFilter): Page<MessageSummary> {
+  private searchMessages(inboxId: string, limit: number, after: string | undefined, filter: MessageFilter): MessagePage {
     const found: string[] = [];
     let scanned = 0;
     let bytes = 0;
@@ -246,7 +247,6 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
         bytes += fields.subject.length + fields.sender.length + fields.text.length;
         cursor = String(row.id);
         if (matches(fields, filter)) found.push(cursor);
-        if (found.length > limit) break scan;
       }
       if (rows.length < SCAN_CHUNK_ROWS) break;
     }
@@ -258,7 +258,8 @@ export class SqliteInboxStore implements InboxStore, KeyStore {
       : [];
     const items = summaries.map((r) => parse<MessageSummary>(r.summary));
     const last = found.length > limit ? ids[ids.length - 1] : more ? cursor : undefined;
-    return last ? { items, last } : { items };
+    const matched = { count: found.length, exact: !more };
+    return last ? { items, last, matched } : { items, matched };
   }
 
   async messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<Page<MessageSummary>> {

@@ -32,6 +32,7 @@ export async function listMessages(ctx: AppContext, caller: Caller, inboxId: str
   return {
     messages: page.items.map(summaryView),
     total: inbox.message_count,
+    ...(page.matched ? { matched: page.matched.count, matched_exact: page.matched.exact } : {}),
     ...('last' in page && page.last ? { next_cursor: encodeCursor(page.last) } : {}),
   };
 }

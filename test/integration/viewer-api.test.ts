@@ -136,6 +136,23 @@ describe('message filters', () => {
     expect(await subjects('q=')).toHaveLength(mails.length);
   });
 
+  it('reports how many match (matched) beside the inbox total, from the page on, and nothing when unfiltered', async () => {
+    const list = async (query: string) => (await api('GET', `/v1/inboxes/${inboxId}/messages?${query}`)).body;
+    expect(await list('q=zzz-nothing')).toEqual({ messages: [], total: mails.length, matched: 0, matched_exact: true });
+    expect(await list('q=acme')).toMatchObject({ total: mails.length, matched: 4, matched_exact: true });
+    expect(await list('subject=invoice&from=acme')).toMatchObject({ matched: 2, matched_exact: true });
+    // A page smaller than the match: the count still covers every match, and the next page counts from its start.
+    const first = await list('q=invoice&limit=1');
+    expect(first).toMatchObject({ total: mails.length, matched: 3, matched_exact: true, next_cursor: expect.any(String) });
+    expect(first.messages).toHaveLength(1);
+    const second = await list(`q=invoice&limit=1&cursor=${encodeURIComponent(first.next_cursor)}`);
+    expect(second).toMatchObject({ matched: 2, matched_exact: true });
+    const unfiltered = await list('limit=2');
+    expect(unfiltered.total).toBe(mails.length);
+    expect(unfiltered).not.toHaveProperty('matched');
+    expect(unfiltered).not.toHaveProperty('matched_exact');
+  });
+
   it('keeps 404 for another account and 400 for over-long terms', async () => {
     const other = request(stack.apiUrl, stack.keys.startup);
     expectError(await other('GET', `/v1/inboxes/${inboxId}/messages?q=acme`), 404);

@@ -145,9 +145,17 @@ it('bounds the text one search request reads (MAX_FILTER_SCAN_BYTES), going on f
   const first = await listMessages(ctx, owner, inbox.id, { q: 'needle-0' });
   expect(first.messages).toEqual([]);
   expect(first.next_cursor).toBeDefined();
+  expect(first).toMatchObject({ total: 60, matched: 0, matched_exact: false }); // the count stopped with the scan
   const second = await listMessages(ctx, owner, inbox.id, { q: 'needle-0', cursor: first.next_cursor });
   expect(second.messages.map((m) => m.subject)).toEqual(['oldest']);
   expect(second.next_cursor).toBeUndefined();
+  expect(second).toMatchObject({ matched: 1, matched_exact: true });
+  // Every message matches 'big' or 'needle' bar none: the first request counts those within its bound only.
+  const all = await listMessages(ctx, owner, inbox.id, { q: 'a', limit: 5 });
+  expect(all.messages).toHaveLength(5);
+  expect(all.matched_exact).toBe(false);
+  expect(all.matched).toBeGreaterThan(5);
+  expect(all.matched).toBeLessThan(60);
   // Matches within the bound come at once; 'big 5' itself is past it, on the next page.
   const page = await listMessages(ctx, owner, inbox.id, { q: 'big 5' });
   expect(page.messages.map((m) => m.subject)).toEqual(['big 59', 'big 58', 'big 57', 'big 56', 'big 55', 'big 54', 'big 53', 'big 52', 'big 51', 'big 50']);
