@@ -158,13 +158,32 @@ export class TempMailClient {
     if (res.type === 'opaqueredirect') return new Uint8Array(await (await this.request('GET', path)).arrayBuffer());
     const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
     if (!location) return new Uint8Array(await res.arrayBuffer());
+    return this.download(location, 'raw message');
+  }
+
+  /**
+   * An attachment's bytes, by the id `getMessage` lists it under. The message is read afresh, so its download link
+   * (a pre-signed URL, valid for minutes) is new, and the link is fetched without the API key. A message that failed
+   * the virus scan serves no attachment: that throws TempMailApiError 403, as its raw form does; an id the message
+   * does not list throws 404.
+   */
+  async downloadAttachment(inboxId: string, messageId: string, attachmentId: string): Promise<Uint8Array> {
+    const message = await this.getMessage(inboxId, messageId);
+    const attachment = message.attachments.find((a) => a.id === attachmentId);
+    if (!attachment) throw new TempMailApiError(404, `attachment not found: ${attachmentId}`);
+    if (attachment.download_url === null) throw new TempMailApiError(403, `attachment ${attachmentId} is not served: the message failed the virus scan (auth.virus FAIL)`);
+    return this.download(attachment.download_url, 'attachment');
+  }
+
+  /** A download link's bytes: fetched without the API key, which must not travel to the link's host. */
+  private async download(link: string, what: string): Promise<Uint8Array> {
     let download: Response;
     try {
-      download = await this.fetchImpl(new URL(location, this.baseUrl), { signal: AbortSignal.timeout(this.timeoutMs) });
+      download = await this.fetchImpl(new URL(link, this.baseUrl), { signal: AbortSignal.timeout(this.timeoutMs) });
     } catch (error) {
-      throw new TempMailNetworkError(`cannot download the raw message: ${(error as Error).message}`, { cause: error });
+      throw new TempMailNetworkError(`cannot download the ${what}: ${(error as Error).message}`, { cause: error });
     }
-    if (!download.ok) throw new TempMailApiError(download.status, `raw message download failed: HTTP ${download.status}`);
+    if (!download.ok) throw new TempMailApiError(download.status, `${what} download failed: HTTP ${download.status}`);
     return new Uint8Array(await download.arrayBuffer());
   }
 

@@ -30,6 +30,38 @@ it('covers every endpoint', async () => {
   expect(await client.deleteInbox(created.id)).toEqual({ deleted: true });
 });
 
+it("downloads an attachment's bytes by its id, without sending the key to the download link", async () => {
+  const created = await client.createInbox({ ttl: 300 });
+  const pdf = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x2d, 0x00, 0xff, 0x10, 0x80, 0x0d, 0x0a]); // binary: every byte must survive
+  await sendMail(stack.smtpPort, {
+    to: created.email,
+    subject: 'with attachments',
+    text: 'see attached',
+    attachments: [
+      { filename: 'notes.txt', content: 'plain notes' },
+      { filename: 'invoice.pdf', content: pdf, contentType: 'application/pdf' },
+    ],
+  });
+  const { message } = await client.waitForMessage(created.id, { timeout: 10 });
+  const [notes, invoice] = message!.attachments;
+  const seen: { url: string; key: string | null }[] = [];
+  const watching = new TempMailClient({
+    apiKey: stack.keys.enterprise,
+    baseUrl: stack.apiUrl,
+    fetch: (input, init) => {
+      seen.push({ url: String(input), key: new Headers(init?.headers).get('x-api-key') });
+      return fetch(input, init);
+    },
+  });
+  expect(Buffer.from(await watching.downloadAttachment(created.id, message!.id, invoice.id))).toEqual(pdf);
+  expect(Buffer.from(await client.downloadAttachment(created.id, message!.id, notes.id)).toString()).toBe('plain notes');
+  // The API is asked with the key; the link without it.
+  expect(seen.map((s) => [new URL(s.url).pathname.startsWith('/v1/'), s.key])).toEqual([[true, stack.keys.enterprise], [false, null]]);
+  await expect(client.downloadAttachment(created.id, message!.id, 'att_missing')).rejects.toMatchObject({ status: 404, message: 'attachment not found: att_missing' });
+  await expect(client.downloadAttachment(created.id, 'msg_00000000000000000000', notes.id)).rejects.toMatchObject({ status: 404 });
+  await client.deleteInbox(created.id);
+});
+
 it('throws TempMailApiError with the status, the message and the request id', async () => {
   const error = await client.getInbox('inbox_00000000000000000000').catch((e) => e);
   expect(error).toBeInstanceOf(TempMailApiError);
