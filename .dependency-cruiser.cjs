@@ -2,17 +2,21 @@
  * The README's folder rules (its "Architecture" section), checked by `npm run lint:deps` on every `npm test`.
  * A breach names the rule below that it breaks; fix the import, not the rule. The layers, lowest first:
  *
- *   lambdas/core/      the domain: imports only core/
- *   lambdas/config/    the one validated config: core/ only
- *   lambdas/layout/    facts the CDK stack and an adapter share (the table's layout): core/ only
- *   lambdas/usecases/  core/, config/ and each other: storage, mail parsing and delivery only through the ports
+ *   lambdas/core/      the domain (addresses, plans, expiry, extraction, webhook records and signing): only core/
+ *   lambdas/contract/  the HTTP contract (routes, schemas, OpenAPI, views, gateway responses, CORS, the viewer's
+ *                      policy): core/ and itself
+ *   lambdas/config/    the one validated config: core/ and contract/
+ *   lambdas/layout/    facts the CDK stack, the local stack and an adapter share (the table's layout, what deploys
+ *                      behind each route): core/ and contract/
+ *   lambdas/usecases/  core/, contract/ (they answer in its views), config/ and each other: storage, mail parsing and
+ *                      delivery only through the ports
  *   adapters           lambdas/store/, lambdas/webhooks/{http-sender,queues,secret-box}, lambdas/ingest/{parse-mail,
  *                      mime-headers}: each family imports core/, config/, layout/ and itself, never another family
  *   lambdas/app/       the composition root: the one module that knows the adapters and builds the context
  *   handlers           lambdas/api/, lambdas/cleanup/, lambdas/ingest/handler, lambdas/webhooks/{dispatcher,sender}, lambdas/deploy/,
  *                      lambdas/http/: use cases and the composition root, no adapter
  *   local/, cli/, bin/ storage only through use cases and the composition root
- *   lib/               the CDK app: core/, layout/ and its own files; no handler, use case or adapter
+ *   lib/               the CDK app: core/, contract/, layout/ and its own files; no handler, use case or adapter
  */
 const ADAPTER_FAMILIES = {
   store: '^lambdas/store/',
@@ -48,18 +52,25 @@ module.exports = {
       to: { path: '^(lambdas/(?!core/)|lib/|local/|cli/|bin/|viewer/|client/|mcp/)' },
     },
     {
-      name: 'config-and-layout-import-only-core',
-      comment: 'The config and the shared layout facts sit just above the domain.',
+      name: 'contract-imports-only-core',
+      comment: 'lambdas/contract/ is the HTTP contract over the domain: it imports core/ and itself, nothing that runs it.',
+      severity: 'error',
+      from: { path: '^lambdas/contract/' },
+      to: { path: '^(lambdas/(?!(core|contract)/)|lib/|local/|cli/|bin/|viewer/|client/|mcp/)' },
+    },
+    {
+      name: 'config-and-layout-import-only-core-and-contract',
+      comment: 'The config and the shared layout and deploy facts sit just above the domain and the contract.',
       severity: 'error',
       from: { path: '^lambdas/(config|layout)/' },
-      to: { path: '^(lambdas/(?!(core|config|layout)/)|lib/|local/|cli/|bin/)' },
+      to: { path: '^(lambdas/(?!(core|contract|config|layout)/)|lib/|local/|cli/|bin/)' },
     },
     {
       name: 'usecases-import-core-and-ports-only',
       comment: 'A use case reaches storage, mail parsing and delivery through the ports it is handed, never an adapter.',
       severity: 'error',
       from: { path: '^lambdas/usecases/' },
-      to: { path: '^(lambdas/(?!(core|config|usecases)/)|lib/|local/|cli/|bin/)' },
+      to: { path: '^(lambdas/(?!(core|contract|config|usecases)/)|lib/|local/|cli/|bin/)' },
     },
     ...adapterIsolation,
     {
@@ -85,10 +96,10 @@ module.exports = {
     },
     {
       name: 'cdk-imports-no-runtime-code',
-      comment: 'lib/ (the CDK app) loads no handler, use case or adapter: facts it shares with them live in core/ or layout/.',
+      comment: 'lib/ (the CDK app) loads no handler, use case or adapter: facts it shares with them live in core/, contract/ or layout/.',
       severity: 'error',
       from: { path: '^lib/' },
-      to: { path: '^lambdas/(?!(core|layout)/)|^(local|cli)/' },
+      to: { path: '^lambdas/(?!(core|contract|layout)/)|^(local|cli)/' },
     },
   ],
   options: {

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { localAwsEnv, LOCAL_BUCKET, LOCAL_TABLE } from '../local/aws-env';
-import { AUTHORIZER_HANDLER, INGEST_HANDLER, ROUTES } from '../lambdas/core/routes';
+import { AUTHORIZER_HANDLER, INGEST_HANDLER, DEPLOYED_ROUTES } from '../lambdas/layout/functions';
 import { bundleLambdas } from '../scripts/bundle-lambdas';
 import { eventually, sendMail } from '../test/support/mail';
 import { startStack, type StackHandle } from '../test/support/stack';
@@ -64,7 +64,7 @@ function probe(bundle: string, event: unknown, env: Record<string, string>): Pro
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-function apiEvent(route: (typeof ROUTES)[number], params: Record<string, string>, account: { accountId: string; plan: string }, query: Record<string, string> = {}, body?: string) {
+function apiEvent(route: (typeof DEPLOYED_ROUTES)[number], params: Record<string, string>, account: { accountId: string; plan: string }, query: Record<string, string> = {}, body?: string) {
   const pathname = route.path.replace(/\{(\w+)\}/g, (_, n: string) => params[n]);
   return {
     resource: route.path,
@@ -130,7 +130,7 @@ async function main() {
 
     const rows: { fn: string; kb: number; requireMs: number; firstMs: number; answer: string; api: boolean }[] = [];
     // The routes with an event above; the other webhook routes load the same code as these, the viewer's serve files.
-    const order = ROUTES.map((r) => r.name).filter((name) => name in events);
+    const order = DEPLOYED_ROUTES.map((r) => r.name).filter((name) => name in events);
     for (const name of order) {
       const r = route(name);
       const bundle = bundles.find((b) => b.handler === r.handler)!;
@@ -156,7 +156,7 @@ async function main() {
 }
 
 function route(name: string) {
-  const found = ROUTES.find((r) => r.name === name);
+  const found = DEPLOYED_ROUTES.find((r) => r.name === name);
   if (!found) throw new Error(`no route ${name}`);
   return found;
 }

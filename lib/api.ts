@@ -9,11 +9,12 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { AUTHORIZER_CACHE_SECONDS, GATEWAY_RESPONSES, THROTTLE_RETRY_AFTER_SECONDS, type GatewayResponseType } from '../lambdas/core/gateway-responses';
+import { AUTHORIZER_CACHE_SECONDS, GATEWAY_RESPONSES, THROTTLE_RETRY_AFTER_SECONDS, type GatewayResponseType } from '../lambdas/contract/gateway-responses';
 import { BASE_PLANS, burstOf, PAID_PLANS, ratePerSecond, type PlanName } from '../lambdas/core/plans';
-import { DEFAULT_CORS_ORIGIN, parseCorsOrigin } from '../lambdas/core/cors';
+import { DEFAULT_CORS_ORIGIN, parseCorsOrigin } from '../lambdas/contract/cors';
 import { API_GATEWAY_TIMEOUT_SECONDS, MAX_ROUTE_TIMEOUT_SECONDS } from '../lambdas/core/limits';
-import { AUTHORIZER_ACCESS, AUTHORIZER_HANDLER, HTTP_METHODS, ROUTES, STAGE_NAME, VIEWER_HANDLERS } from '../lambdas/core/routes';
+import { HTTP_METHODS, STAGE_NAME } from '../lambdas/contract/routes';
+import { AUTHORIZER_ACCESS, AUTHORIZER_HANDLER, VIEWER_HANDLERS, DEPLOYED_ROUTES } from '../lambdas/layout/functions';
 import { gatewayCorsHeaders, preflightMethod } from './cors';
 import { handlerFunction, type WebhookResources } from './functions';
 import { acknowledgeNag } from './nag';
@@ -70,7 +71,7 @@ export class Api extends Construct {
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
     const accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: props.logRetention ?? logs.RetentionDays.THREE_MONTHS });
-    for (const route of ROUTES) {
+    for (const route of DEPLOYED_ROUTES) {
       if ((route.timeoutSeconds ?? 0) > MAX_ROUTE_TIMEOUT_SECONDS) {
         throw new Error(`route ${route.name}: timeout ${route.timeoutSeconds} s; at most ${MAX_ROUTE_TIMEOUT_SECONDS} s, under API Gateway's ${API_GATEWAY_TIMEOUT_SECONDS} s`);
       }
@@ -95,7 +96,7 @@ export class Api extends Construct {
         throttlingRateLimit: STAGE_THROTTLE.rateLimit,
         throttlingBurstLimit: STAGE_THROTTLE.burstLimit,
         methodOptions: Object.fromEntries(
-          ROUTES.filter((route) => !route.auth).map((route) => [
+          DEPLOYED_ROUTES.filter((route) => !route.auth).map((route) => [
             methodSettingsPath(route),
             { throttlingRateLimit: KEYLESS_ROUTE_THROTTLE.rateLimit, throttlingBurstLimit: KEYLESS_ROUTE_THROTTLE.burstLimit },
           ]),
@@ -143,7 +144,7 @@ export class Api extends Construct {
     });
 
     const byPath = new Map<string, Set<string>>();
-    for (const route of ROUTES) {
+    for (const route of DEPLOYED_ROUTES) {
       const fn = handlerFunction(this, functionId(route.name), {
         handler: route.handler,
         access: route.access,

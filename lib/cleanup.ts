@@ -14,7 +14,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { INBOX_CLEANUP_ACCESS, INBOX_CLEANUP_HANDLER } from '../lambdas/core/routes';
+import { INBOX_CLEANUP_ACCESS, INBOX_CLEANUP_HANDLER } from '../lambdas/layout/functions';
 import { INBOX_SK } from '../lambdas/layout/table-layout';
 import { handlerFunction } from './functions';
 import { acknowledgeNag } from './nag';

@@ -1,10 +1,10 @@
 /**
- * CORS on the deployed API (lambdas/core/cors.ts states the headers): every gateway response carries them, and
+ * CORS on the deployed API (lambdas/contract/cors.ts states the headers): every gateway response carries them, and
  * OPTIONS on every resource is a mock that answers the preflight without a key, as the local gateway does. The
  * functions add the same headers to their own answers (lambdas/http/api-handler.ts).
  */
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
-import { corsHeaders, preflightHeaders } from '../lambdas/core/cors';
+import { corsHeaders, preflightHeaders } from '../lambdas/contract/cors';
 
 const quoted = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`]));
 

@@ -10,7 +10,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { Access } from '../lambdas/core/routes';
+import type { Access } from '../lambdas/layout/functions';
 import { ACCOUNT_INDEX } from '../lambdas/layout/table-layout';
 import { BUNDLING, LAMBDA_RUNTIME } from './bundling';
 import { acknowledgeNag } from './nag';
@@ -36,7 +36,7 @@ export interface HandlerFunctionProps {
   service: string;
   /** Reserved concurrency: executions kept for this function and its ceiling. Undefined or 0: none. */
   reservedConcurrency?: number;
-  /** Access-Control-Allow-Origin of the function's answers (lambdas/core/cors.ts); default `*`. */
+  /** Access-Control-Allow-Origin of the function's answers (lambdas/contract/cors.ts); default `*`. */
   corsOrigin?: string;
   /** Added to the shared BUNDLING (the viewer function copies its files into its bundle). */
   bundling?: Partial<BundlingOptions>;

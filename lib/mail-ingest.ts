@@ -17,7 +17,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { blobKeys } from '../lambdas/core/ports';
-import { INGEST_ACCESS, INGEST_HANDLER } from '../lambdas/core/routes';
+import { INGEST_ACCESS, INGEST_HANDLER } from '../lambdas/layout/functions';
 import { BUNDLING, LAMBDA_RUNTIME } from './bundling';
 import { handlerEntry, handlerFunction } from './functions';
 import { acknowledgeNag } from './nag';

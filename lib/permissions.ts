@@ -4,7 +4,7 @@
  * tooling lists keys. Object actions are scoped by prefix: API functions reach `inboxes/` only, never the raw mail
  * SES drops in `inbound/`.
  */
-import type { Access } from '../lambdas/core/routes';
+import type { Access } from '../lambdas/layout/functions';
 import { blobKeys } from '../lambdas/core/ports';
 
 /** On the table itself. */

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Size } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { COMPRESSION_MIN_BYTES } from '../lambdas/core/gateway-responses';
+import { COMPRESSION_MIN_BYTES } from '../lambdas/contract/gateway-responses';
 import { buildViewer } from '../viewer/build';
 
 let built: string | undefined;

@@ -6,7 +6,7 @@
  * - The dead-letter queue holds jobs past the retry schedule (sent there by the sender, the webhook is disabled),
  *   jobs the sender failed to run five times, and stream batches the dispatcher could not process; an alarm
  *   watches its depth.
- * - Delivery records expire through the table's TTL after seven days (lambdas/core/webhooks.ts).
+ * - Delivery records expire through the table's TTL after seven days (lambdas/core/webhook-retries.ts).
  * The SQS queues use SQS-managed encryption: no key policy to keep, no KMS call per message.
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
@@ -19,8 +19,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { DELIVERY_TIMEOUT_MS } from '../lambdas/core/webhooks';
-import { WEBHOOK_DISPATCHER_ACCESS, WEBHOOK_DISPATCHER_HANDLER, WEBHOOK_SENDER_ACCESS, WEBHOOK_SENDER_HANDLER } from '../lambdas/core/routes';
+import { DELIVERY_TIMEOUT_MS } from '../lambdas/core/webhook-retries';
+import { WEBHOOK_DISPATCHER_ACCESS, WEBHOOK_DISPATCHER_HANDLER, WEBHOOK_SENDER_ACCESS, WEBHOOK_SENDER_HANDLER } from '../lambdas/layout/functions';
 import { INBOX_SK, MESSAGE_SK_PREFIX, TTL_PRINCIPAL } from '../lambdas/layout/table-layout';
 import { handlerFunction, type WebhookResources } from './functions';
 import { acknowledgeNag } from './nag';

@@ -5,9 +5,9 @@
 import path from 'node:path';
 import { appConfig, ConfigError, STORE_KINDS, type AppConfig, type StoreKind } from '../lambdas/config/app-config';
 import { parseDomains } from '../lambdas/core/address';
-import { AUTHORIZER_CACHE_SECONDS } from '../lambdas/core/gateway-responses';
+import { AUTHORIZER_CACHE_SECONDS } from '../lambdas/contract/gateway-responses';
 import { isPlanName, loadPlans, type PlanName } from '../lambdas/core/plans';
-import { DEFAULT_RETRY_SCHEDULE_SECONDS, DELIVERY_TIMEOUT_MS, parseRetrySchedule } from '../lambdas/core/webhooks';
+import { DEFAULT_RETRY_SCHEDULE_SECONDS, DELIVERY_TIMEOUT_MS, parseRetrySchedule } from '../lambdas/core/webhook-retries';
 
 export interface LocalConfig {
   /** `embedded` (SQLite in the data folder, the default) or `dynamodb` (DynamoDB Local + the S3 server). */

@@ -14,10 +14,11 @@ import { gzipSync } from 'node:zlib';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { errorBody } from '../lambdas/core/errors';
-import { corsHeaders, preflightHeaders } from '../lambdas/core/cors';
-import { COMPRESSION_MIN_BYTES, GATEWAY_RESPONSES, type GatewayResponseType } from '../lambdas/core/gateway-responses';
+import { corsHeaders, preflightHeaders } from '../lambdas/contract/cors';
+import { COMPRESSION_MIN_BYTES, GATEWAY_RESPONSES, type GatewayResponseType } from '../lambdas/contract/gateway-responses';
 import { LAMBDA_RESPONSE_LIMIT_BYTES, MAX_BODY_BYTES } from '../lambdas/core/limits';
-import { matchRoute, type Route } from '../lambdas/core/routes';
+import { matchRoute, type Route } from '../lambdas/contract/routes';
+import { ROUTE_FUNCTIONS } from '../lambdas/layout/functions';
 import { isPlanName } from '../lambdas/core/plans';
 import { ApiError } from '../lambdas/core/errors';
 import { DOWNLOAD_PATH } from '../lambdas/core/downloads';
@@ -333,8 +334,9 @@ export class LocalGateway {
         identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' } as APIGatewayProxyEvent['requestContext']['identity'],
       },
     };
-    const handler = loadHandler(route.handler, this.options.bundleDir);
-    const result = (await handler(event, lambdaContext(route.name, requestId, (route.timeoutSeconds ?? 10) * 1000))) as APIGatewayProxyResult;
+    const deployed = ROUTE_FUNCTIONS[route.name];
+    const handler = loadHandler(deployed.handler, this.options.bundleDir);
+    const result = (await handler(event, lambdaContext(route.name, requestId, (deployed.timeoutSeconds ?? 10) * 1000))) as APIGatewayProxyResult;
     return proxyReply(result, requestId);
   }
 

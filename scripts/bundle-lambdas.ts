@@ -9,7 +9,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { deployedHandlers, esbuildOptions } from '../lib/bundling';
 import { handlerEntry } from '../lib/functions';
-import { AUTHORIZER_HANDLER, INBOX_CLEANUP_HANDLER, INGEST_HANDLER, ROUTES, WEBHOOK_DISPATCHER_HANDLER, WEBHOOK_SENDER_HANDLER } from '../lambdas/core/routes';
+import { AUTHORIZER_HANDLER, INBOX_CLEANUP_HANDLER, INGEST_HANDLER, WEBHOOK_DISPATCHER_HANDLER, WEBHOOK_SENDER_HANDLER, DEPLOYED_ROUTES } from '../lambdas/layout/functions';
 
 export const DEFAULT_BUNDLE_DIR = path.join(__dirname, '..', 'dist', 'lambdas');
 
@@ -20,7 +20,7 @@ export interface BuiltBundle {
 }
 
 export async function bundleLambdas(outDir: string = DEFAULT_BUNDLE_DIR): Promise<BuiltBundle[]> {
-  const handlers = deployedHandlers(ROUTES, [AUTHORIZER_HANDLER, INGEST_HANDLER, WEBHOOK_DISPATCHER_HANDLER, WEBHOOK_SENDER_HANDLER, INBOX_CLEANUP_HANDLER]);
+  const handlers = deployedHandlers(DEPLOYED_ROUTES, [AUTHORIZER_HANDLER, INGEST_HANDLER, WEBHOOK_DISPATCHER_HANDLER, WEBHOOK_SENDER_HANDLER, INBOX_CLEANUP_HANDLER]);
   return Promise.all(
     handlers.map(async (handler) => {
       const file = path.join(outDir, `${handler}.js`);

@@ -1,7 +1,7 @@
 /**
  * The API's shapes as a client sees them. Written out here so that the package stands alone (no zod, nothing of the
  * server); test/unit/client-types.test.ts makes the type checker prove that each equals what the server's schemas
- * (lambdas/core/schemas.ts) produce, so they cannot drift.
+ * (lambdas/contract/schemas.ts) produce, so they cannot drift.
  */
 
 /** The answer to POST /v1/inboxes. */

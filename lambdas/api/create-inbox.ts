@@ -1,6 +1,6 @@
 import { apiHandler } from '../http/api-handler';
-import { CONTRACT } from '../core/contract';
-import { inboxCreatedView } from '../core/views';
+import { CONTRACT } from '../contract/contract';
+import { inboxCreatedView } from '../contract/views';
 import { createInbox } from '../usecases/inboxes';
 
 export const handler = apiHandler(CONTRACT.createInbox, async ({ body, caller, ctx }) => ({

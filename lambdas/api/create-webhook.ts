@@ -1,5 +1,5 @@
 import { apiHandler } from '../http/api-handler';
-import { CONTRACT } from '../core/contract';
+import { CONTRACT } from '../contract/contract';
 import { createWebhook } from '../usecases/webhooks';
 
 export const handler = apiHandler(CONTRACT.createWebhook, async ({ body, caller, ctx }) => ({

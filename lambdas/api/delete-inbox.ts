@@ -1,5 +1,5 @@
 import { apiHandler } from '../http/api-handler';
-import { CONTRACT } from '../core/contract';
+import { CONTRACT } from '../contract/contract';
 import { deleteInbox } from '../usecases/inboxes';
 
 export const handler = apiHandler(CONTRACT.deleteInbox, async ({ params, caller, ctx }) => {

@@ -1,5 +1,5 @@
 import { apiHandler } from '../http/api-handler';
-import { CONTRACT } from '../core/contract';
+import { CONTRACT } from '../contract/contract';
 import { deleteMessage } from '../usecases/messages';
 
 export const handler = apiHandler(CONTRACT.deleteMessage, async ({ params, caller, ctx }) => {

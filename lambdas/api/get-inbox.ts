@@ -1,6 +1,6 @@
 import { apiHandler } from '../http/api-handler';
-import { CONTRACT } from '../core/contract';
-import { inboxView } from '../core/views';
+import { CONTRACT } from '../contract/contract';
+import { inboxView } from '../contract/views';
 import { ownedInbox } from '../usecases/inboxes';
 
 export const handler = apiHandler(CONTRACT.getInbox, async ({ params, caller, ctx }) => ({

@@ -1,6 +1,6 @@
-import { CONTRACT } from '../core/contract';
+import { CONTRACT } from '../contract/contract';
 import { apiHandler } from '../http/api-handler';
-import { openApiDocument } from '../core/openapi';
+import { openApiDocument } from '../contract/openapi';
 
 let document: unknown;
 

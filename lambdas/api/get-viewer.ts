@@ -9,7 +9,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { errorBody } from '../core/errors';
-import { VIEWER_SECURITY_HEADERS } from '../core/viewer-policy';
+import { VIEWER_SECURITY_HEADERS } from '../contract/viewer-policy';
 import { installedContext } from '../app/current';
 
 /** The build's layout (viewer/build.ts writes it). */

@@ -1,5 +1,5 @@
 import { apiHandler } from '../http/api-handler';
-import { CONTRACT } from '../core/contract';
+import { CONTRACT } from '../contract/contract';
 import { listInboxes } from '../usecases/inboxes';
 
 export const handler = apiHandler(CONTRACT.listInboxes, async ({ query, caller, ctx }) => ({

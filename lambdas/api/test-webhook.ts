@@ -1,5 +1,5 @@
 import { apiHandler } from '../http/api-handler';
-import { CONTRACT } from '../core/contract';
+import { CONTRACT } from '../contract/contract';
 import { testWebhook } from '../usecases/webhooks';
 
 export const handler = apiHandler(CONTRACT.testWebhook, async ({ params, caller, ctx }) => ({

@@ -1,5 +1,5 @@
 import { apiHandler } from '../http/api-handler';
-import { CONTRACT } from '../core/contract';
+import { CONTRACT } from '../contract/contract';
 import { waitForMessage } from '../usecases/messages';
 
 export const handler = apiHandler(CONTRACT.waitForMessage, async ({ params, query, caller, ctx }) => ({

@@ -5,9 +5,9 @@
  */
 import * as z from 'zod/mini';
 import { parseDomains } from '../core/address';
-import { parseCorsOrigin } from '../core/cors';
+import { parseCorsOrigin } from '../contract/cors';
 import { loadPlans, type Plan, type PlanName } from '../core/plans';
-import { DEFAULT_RETRY_SCHEDULE_SECONDS, DELIVERY_TIMEOUT_MS } from '../core/webhooks';
+import { DEFAULT_RETRY_SCHEDULE_SECONDS, DELIVERY_TIMEOUT_MS } from '../core/webhook-retries';
 
 export const STORE_KINDS = ['embedded', 'dynamodb'] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];
@@ -22,7 +22,7 @@ export interface Settings {
    * for its owner and its address free); a retried DELETE, the local sweep or DynamoDB's TTL finishes the rest.
    */
   deleteBudgetMs: number;
-  /** Access-Control-Allow-Origin of every API response: `*` (the default) or one origin (core/cors.ts). */
+  /** Access-Control-Allow-Origin of every API response: `*` (the default) or one origin (contract/cors.ts). */
   corsOrigin: string;
   /**
    * Where the viewer's built files are (the local stack builds them at start). Absent in a deployed function,
@@ -33,7 +33,7 @@ export interface Settings {
 }
 
 export interface WebhookSettings {
-  /** Seconds before each retry; its length is the number of retries (lambdas/core/webhooks.ts has the default). */
+  /** Seconds before each retry; its length is the number of retries (lambdas/core/webhook-retries.ts has the default). */
   retryScheduleSeconds: readonly number[];
   /** An attempt without a complete answer by then failed. */
   timeoutMs: number;

@@ -1,7 +1,8 @@
 /** What the use cases need from storage, as small interfaces: DynamoDB and S3 adapters implement them. */
 import type { InboxPosition } from './cursor';
 import type { ApiKeyRecord, InboxListing, InboxRecord, InboxRoute, MailHeader, MessageRecord, MessageSummary } from './model';
-import type { AttemptResult, DeliveryJob, DeliveryRecord, WebhookRecord } from './webhooks';
+import type { AttemptResult } from './webhook-retries';
+import type { DeliveryJob, DeliveryRecord, WebhookRecord } from './webhooks';
 import type { MessageFilter } from './search';
 
 export interface Page<T> {

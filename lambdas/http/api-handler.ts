@@ -8,7 +8,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 // zod/mini, as in schemas.ts: the full zod would triple the bundle.
 import * as z from 'zod/mini';
 type ZodType<T = unknown> = z.ZodMiniType<T>;
-import { corsHeaders, DEFAULT_CORS_ORIGIN } from '../core/cors';
+import { corsHeaders, DEFAULT_CORS_ORIGIN } from '../contract/cors';
 import { ApiError, DependencyUnavailable, errorBody, payloadTooLarge, badRequest, unauthorized } from '../core/errors';
 import { MAX_BODY_BYTES } from '../core/limits';
 import type { Caller } from '../core/model';

@@ -25,7 +25,7 @@ export const EXPIRY_ATTRIBUTE = 'expiry_epoch';
 /**
  * `inboxes_by_account` lists an account's inboxes newest first (GET /v1/inboxes). It is sparse: its partition key
  * is an attribute only inbox items carry (`inbox_account_id`), so address claims, API keys and webhooks, which carry
- * `account_id` too, are not in it, and a page needs no filter. It projects what the list view shows (core/views.ts
+ * `account_id` too, are not in it, and a page needs no filter. It projects what the list view shows (contract/views.ts
  * inboxView, and `deleting`, which hides an inbox being deleted), not the whole item.
  *
  * `message_count` is projected, so each message stored or deleted also writes the inbox's index copy: one write

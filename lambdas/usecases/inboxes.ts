@@ -7,7 +7,7 @@ import { isExpired, lifetime, REMOVAL_GRACE_SECONDS, resolveTtl } from '../core/
 import { DEFAULT_PAGE_SIZE } from '../core/limits';
 import type { Caller, InboxRecord } from '../core/model';
 import { blobKeys } from '../core/ports';
-import { inboxView } from '../core/views';
+import { inboxView } from '../contract/views';
 import type { AppContext } from './context';
 
 export interface CreateInboxInput {

@@ -8,7 +8,7 @@ import { DEFAULT_PAGE_SIZE, DEFAULT_WAIT_SECONDS } from '../core/limits';
 import { messageDetail } from '../core/message';
 import type { Caller, MessageDetail, MessageRecord } from '../core/model';
 import { matches, messageFilter, searchFields } from '../core/search';
-import { summaryView, messageView } from '../core/views';
+import { summaryView, messageView } from '../contract/views';
 import type { AppContext } from './context';
 import { ownedInbox } from './inboxes';
 

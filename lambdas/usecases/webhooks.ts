@@ -10,31 +10,13 @@ import { badRequest, forbidden, notFound } from '../core/errors';
 import { INBOX_ID } from '../core/ids';
 import { DEFAULT_PAGE_SIZE } from '../core/limits';
 import type { Caller, InboxRecord, MessageRecord } from '../core/model';
-import {
-  afterAttempt,
-  checkWebhookUrl,
-  covers,
-  decodeWebhookCursor,
-  DELIVERY_RECORD_SECONDS,
-  deliveryView,
-  encodeWebhookCursor,
-  eventIdFor,
-  inboxExpiredPayload,
-  MAX_DELIVERIES_LISTED,
-  messageReceivedPayload,
-  newEventId,
-  newWebhookId,
-  newWebhookSecret,
-  signedHeaders,
-  testPayload,
-  WEBHOOK_EVENTS,
-  WEBHOOK_ID,
-  webhookView,
-  type DeliveryJob,
-  type DeliveryRecord,
-  type WebhookEventType,
-  type WebhookRecord,
-} from '../core/webhooks';
+import { deliveryView, webhookView } from '../contract/webhook-views';
+import { decodeWebhookCursor, encodeWebhookCursor } from '../core/cursor';
+import { checkWebhookUrl } from '../core/webhook-destinations';
+import { inboxExpiredPayload, messageReceivedPayload, testPayload } from '../core/webhook-payloads';
+import { afterAttempt, DELIVERY_RECORD_SECONDS, MAX_DELIVERIES_LISTED } from '../core/webhook-retries';
+import { newWebhookSecret, signedHeaders } from '../core/webhook-signing';
+import { covers, eventIdFor, newEventId, newWebhookId, WEBHOOK_EVENTS, WEBHOOK_ID, type DeliveryJob, type DeliveryRecord, type WebhookEventType, type WebhookRecord } from '../core/webhooks';
 import type { AppContext } from './context';
 import { ownedInbox } from './inboxes';
 

@@ -1,7 +1,7 @@
 /**
  * The one HTTP attempt of a delivery, the same in both forms, with the SSRF rule applied where it cannot be
  * raced: the host is resolved by our own lookup hook on the connection itself, every address it resolves to is
- * checked (lambdas/core/webhooks.ts), and the socket connects to an address that passed. A name that pointed to a
+ * checked (lambdas/core/webhook-destinations.ts), and the socket connects to an address that passed. A name that pointed to a
  * public address at creation and to 169.254.169.254 now fails this attempt; it is never fetched. Redirects are not
  * followed (a 3xx is a failed attempt), nothing of the answer is read past a few KB, and the whole attempt is
  * bounded by the timeout.
@@ -11,7 +11,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { WebhookSender } from '../core/ports';
-import { forbiddenAddress, responseExcerpt, type AttemptResult } from '../core/webhooks';
+import { forbiddenAddress } from '../core/webhook-destinations';
+import { responseExcerpt, type AttemptResult } from '../core/webhook-retries';
 
 /** Read at most this much of an answer (only an excerpt is kept); the connection is dropped past it. */
 const MAX_READ_BYTES = 16 * 1024;

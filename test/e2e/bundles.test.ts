@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleLambdas } from '../../scripts/bundle-lambdas';
-import { INGEST_HANDLER, ROUTES } from '../../lambdas/core/routes';
+import { INGEST_HANDLER, DEPLOYED_ROUTES } from '../../lambdas/layout/functions';
 import { expectError, http } from '../support/http';
 import { eventually, sendMail } from '../support/mail';
 import { startStack, type StackHandle } from '../support/stack';
@@ -19,7 +19,7 @@ beforeAll(async () => {
   built = await bundleLambdas(bundleDir);
   // One per handler: the routes' (the viewer's two share none), the authorizer, ingest, the webhook dispatcher and
   // sender, the inbox cleanup.
-  expect(built).toHaveLength(new Set(ROUTES.map((r) => r.handler)).size + 5);
+  expect(built).toHaveLength(new Set(DEPLOYED_ROUTES.map((r) => r.handler)).size + 5);
   stack = await startStack({ env: { TEMPMAIL_BUNDLE_DIR: bundleDir } });
 }, 120_000);
 afterAll(async () => {

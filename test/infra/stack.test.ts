@@ -17,11 +17,11 @@ import { actionsFor, BUCKET_OBJECT_ACTIONS, TABLE_ACTIONS } from '../../lib/perm
 import { OBJECT_EXPIRY_DAYS } from '../../lib/storage';
 import { DEFAULT_CONCURRENCY, OUTPUTS } from '../../lib/tempmail-service';
 import { API_GATEWAY_TIMEOUT_SECONDS, MAX_ROUTE_TIMEOUT_SECONDS } from '../../lambdas/core/limits';
-import { AUTHORIZER_CACHE_SECONDS, GATEWAY_RESPONSES, THROTTLE_RETRY_AFTER_SECONDS } from '../../lambdas/core/gateway-responses';
+import { AUTHORIZER_CACHE_SECONDS, GATEWAY_RESPONSES, THROTTLE_RETRY_AFTER_SECONDS } from '../../lambdas/contract/gateway-responses';
 import { BASE_PLANS, burstOf, PAID_PLANS, PLAN_NAMES, ratePerSecond } from '../../lambdas/core/plans';
-import { ROUTES, VIEWER_HANDLERS } from '../../lambdas/core/routes';
+import { VIEWER_HANDLERS, DEPLOYED_ROUTES } from '../../lambdas/layout/functions';
 import { ACCOUNT_INDEX } from '../../lambdas/layout/table-layout';
-import { COMPRESSION_MIN_BYTES } from '../../lambdas/core/gateway-responses';
+import { COMPRESSION_MIN_BYTES } from '../../lambdas/contract/gateway-responses';
 import { startControlPlane, type ControlPlane } from '../../local/aws/control-plane';
 import { functionArtifact, invokeArtifact, type FunctionArtifact } from '../support/lambda-artifact';
 
@@ -188,7 +188,7 @@ for (const grants of Object.values(GRANTS)) grants.sort();
 describe('functions', () => {
   it('has exactly one function per route, plus the authorizer and ingest, all ARM64 on the pinned runtime', () => {
     const fns = ourFunctions();
-    expect(Object.keys(fns).sort()).toEqual([...ROUTES.map((r) => functionId(r.name)), 'Authorizer', 'CleanupInboxObjects', 'Ingest', 'RuleSetActivationHandler', 'WebhooksDispatcher', 'WebhooksSender'].sort());
+    expect(Object.keys(fns).sort()).toEqual([...DEPLOYED_ROUTES.map((r) => functionId(r.name)), 'Authorizer', 'CleanupInboxObjects', 'Ingest', 'RuleSetActivationHandler', 'WebhooksDispatcher', 'WebhooksSender'].sort());
     expect(LAMBDA_RUNTIME.name).toBe('nodejs22.x');
     for (const [id, fn] of Object.entries(fns)) {
       if (id === 'RuleSetActivationHandler') continue; // deploy-time only: no table, bucket or domains
@@ -198,7 +198,7 @@ describe('functions', () => {
         expect.objectContaining({ TABLE_NAME: expect.anything(), BUCKET_NAME: expect.anything(), TEMPMAIL_DOMAINS: domains.join(','), POWERTOOLS_SERVICE_NAME: expect.any(String) }),
       );
     }
-    for (const route of ROUTES) {
+    for (const route of DEPLOYED_ROUTES) {
       expect(fns[functionId(route.name)].props.Timeout).toBe(route.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS);
       template.hasResourceProperties('AWS::ApiGateway::Method', { HttpMethod: route.method, OperationName: route.name });
     }
@@ -207,8 +207,8 @@ describe('functions', () => {
   it("times every API function out under API Gateway's 29 s, so the handler's own 503 reaches the client", () => {
     const fns = ourFunctions();
     expect(MAX_ROUTE_TIMEOUT_SECONDS).toBeLessThan(API_GATEWAY_TIMEOUT_SECONDS);
-    for (const route of ROUTES) expect([route.name, fns[functionId(route.name)].props.Timeout]).toEqual([route.name, expect.any(Number)]);
-    for (const route of ROUTES) expect(fns[functionId(route.name)].props.Timeout).toBeLessThanOrEqual(27);
+    for (const route of DEPLOYED_ROUTES) expect([route.name, fns[functionId(route.name)].props.Timeout]).toEqual([route.name, expect.any(Number)]);
+    for (const route of DEPLOYED_ROUTES) expect(fns[functionId(route.name)].props.Timeout).toBeLessThanOrEqual(27);
     expect(fns.Authorizer.props.Timeout).toBeLessThan(API_GATEWAY_TIMEOUT_SECONDS);
     expect(fns.WaitForMessageFunction.props.Timeout).toBe(27);
   });
@@ -219,10 +219,10 @@ describe('functions', () => {
     // A reservation is a ceiling: a flood of unknown keys that reached it turned every key check into a 500. The
     // stage throttle bounds the authorizer instead (the API tests below).
     expect(fns.Authorizer.props.ReservedConcurrentExecutions).toBeUndefined();
-    for (const route of ROUTES) {
+    for (const route of DEPLOYED_ROUTES) {
       expect([route.name, fns[functionId(route.name)].props.ReservedConcurrentExecutions]).toEqual([route.name, route.longPoll ? DEFAULT_CONCURRENCY.longPoll : undefined]);
     }
-    expect(ROUTES.filter((r) => r.longPoll).map((r) => r.name)).toEqual(['waitForMessage']);
+    expect(DEPLOYED_ROUTES.filter((r) => r.longPoll).map((r) => r.name)).toEqual(['waitForMessage']);
     // Set from context; 0 means none.
     expect(zonedFns().Ingest.ReservedConcurrentExecutions).toBe(3);
     expect(zonedFns().Authorizer.ReservedConcurrentExecutions).toBeUndefined();
@@ -265,7 +265,7 @@ describe('functions', () => {
     const fns = ourFunctions();
     const objectResources = (fn: { props: Record<string, any> }) => // eslint-disable-line @typescript-eslint/no-explicit-any
       statementsOf(fn).filter((s) => [s.Action].flat().some((a: string) => a.startsWith('s3:') && a !== 's3:ListBucket')).map((s) => JSON.stringify(s.Resource));
-    for (const route of ROUTES) {
+    for (const route of DEPLOYED_ROUTES) {
       for (const resource of objectResources(fns[functionId(route.name)])) {
         expect(resource).toContain('/inboxes/*');
         expect(resource).not.toContain('inbound');
@@ -288,7 +288,7 @@ describe('API', () => {
       AuthorizerResultTtlInSeconds: AUTHORIZER_CACHE_SECONDS,
     });
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
-    for (const route of ROUTES) {
+    for (const route of DEPLOYED_ROUTES) {
       template.hasResourceProperties('AWS::ApiGateway::Method', {
         OperationName: route.name,
         AuthorizationType: route.auth ? 'CUSTOM' : 'NONE',
@@ -304,7 +304,7 @@ describe('API', () => {
     // The stage's burst bounds the authorizer's concurrent executions under a flood of unknown keys, so it must stay
     // well inside Lambda's unreserved pool (at least 100 always; 1,000 in all on a default account).
     expect(STAGE_THROTTLE.burstLimit).toBeLessThanOrEqual(1_000 - 100 - DEFAULT_CONCURRENCY.ingest - DEFAULT_CONCURRENCY.longPoll - DEFAULT_CONCURRENCY.authorizer);
-    const keyless = ROUTES.filter((r) => !r.auth);
+    const keyless = DEPLOYED_ROUTES.filter((r) => !r.auth);
     expect(keyless.map((r) => r.path).sort()).toEqual(['/', '/v1/openapi.json', '/viewer/{asset}']);
     // API Gateway names resources in method settings with each / after the first as ~1.
     const encoded = (p: string) => (p === '/' ? '/' : `/${p.replaceAll('/', '~1')}`);
@@ -358,7 +358,7 @@ describe('API', () => {
     expect(api.BinaryMediaTypes).toBeUndefined();
     // The handler's 302 and the download are tested through the local gateway (test/integration/raw-download.test.ts);
     // here: the raw route's function may read inboxes/ only, enough to check the object and sign its URL.
-    expect(ROUTES.find((r) => r.name === 'getRawMessage')!.access).toEqual(['table:get', 'bucket:read']);
+    expect(DEPLOYED_ROUTES.find((r) => r.name === 'getRawMessage')!.access).toEqual(['table:get', 'bucket:read']);
   });
 
   it('keeps execution logs in a group with a retention, and traces with X-Ray nowhere (stage and functions alike)', () => {
@@ -376,11 +376,11 @@ describe('API', () => {
   it('answers every verb the route table does not define on a resource with a 405 mock in the error format', () => {
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method') as Record<string, Resource>).map((r) => r.Properties);
     const mocks = methods.filter((m) => m.Integration?.Type === 'MOCK');
-    const paths = [...new Set(ROUTES.map((r) => r.path))];
-    const expectedMocks = paths.reduce((n, p) => n + HTTP_METHODS.length - ROUTES.filter((r) => r.path === p).length, 0);
+    const paths = [...new Set(DEPLOYED_ROUTES.map((r) => r.path))];
+    const expectedMocks = paths.reduce((n, p) => n + HTTP_METHODS.length - DEPLOYED_ROUTES.filter((r) => r.path === p).length, 0);
     expect(mocks).toHaveLength(expectedMocks);
-    expect(methods).toHaveLength(ROUTES.length + expectedMocks);
-    const allowedOnInbox = ROUTES.filter((r) => r.path === '/v1/inboxes/{inbox_id}').map((r) => r.method).join(', ');
+    expect(methods).toHaveLength(DEPLOYED_ROUTES.length + expectedMocks);
+    const allowedOnInbox = DEPLOYED_ROUTES.filter((r) => r.path === '/v1/inboxes/{inbox_id}').map((r) => r.method).join(', ');
     template.hasResourceProperties('AWS::ApiGateway::Method', {
       HttpMethod: 'PUT',
       Integration: Match.objectLike({
@@ -399,7 +399,7 @@ describe('API', () => {
   it('answers OPTIONS on every resource with a keyless 204 CORS preflight', () => {
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method') as Record<string, Resource>).map((r) => r.Properties);
     const preflights = methods.filter((m) => m.HttpMethod === 'OPTIONS');
-    expect(preflights).toHaveLength(new Set(ROUTES.map((r) => r.path)).size);
+    expect(preflights).toHaveLength(new Set(DEPLOYED_ROUTES.map((r) => r.path)).size);
     for (const m of preflights) {
       expect(m.AuthorizationType).toBe('NONE');
       expect(m.Integration.Type).toBe('MOCK');
@@ -415,7 +415,7 @@ describe('API', () => {
   it("deploys the viewer's built files inside the viewer functions' bundles, and compresses responses", () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { MinimumCompressionSize: COMPRESSION_MIN_BYTES });
     const fns = ourFunctions();
-    for (const route of ROUTES.filter((r) => VIEWER_HANDLERS.includes(r.handler))) {
+    for (const route of DEPLOYED_ROUTES.filter((r) => VIEWER_HANDLERS.includes(r.handler))) {
       const key = String(fns[functionId(route.name)].props.Code.S3Key);
       const bundle = path.join(outdir, `asset.${key.replace(/\.zip$/, '')}`);
       expect(fs.existsSync(path.join(bundle, 'index.js'))).toBe(true);

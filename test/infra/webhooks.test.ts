@@ -11,8 +11,8 @@ import { createApp } from '../../lib/app';
 import { functionId } from '../../lib/api';
 import { TTL_ATTRIBUTE } from '../../lambdas/layout/table-layout';
 import { SENDER_BATCH_SIZE, SENDER_MAX_RECEIVES, SENDER_TIMEOUT_SECONDS } from '../../lib/webhooks';
-import { ROUTES } from '../../lambdas/core/routes';
-import { DELIVERY_RECORD_SECONDS } from '../../lambdas/core/webhooks';
+import { ROUTES } from '../../lambdas/contract/routes';
+import { DELIVERY_RECORD_SECONDS } from '../../lambdas/core/webhook-retries';
 import { BASE_PLANS } from '../../lambdas/core/plans';
 
 type Resource = { Properties: Record<string, any>; [k: string]: any }; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -328,7 +328,7 @@ describe('routing, documents and request ids', () => {
     const reply = await http(stack.apiUrl)('GET', '/v1/openapi.json');
     expect(reply.status).toBe(200);
     expect(reply.body.openapi).toBe('3.1.0');
-    const { isApiRoute, ROUTES } = await import('../../lambdas/core/routes');
+    const { isApiRoute, ROUTES } = await import('../../lambdas/contract/routes');
     // The API's routes; the viewer's page and files are not part of the API.
     expect(Object.keys(reply.body.paths).every((p) => p.startsWith('/v1/'))).toBe(true);
     for (const route of ROUTES.filter(isApiRoute)) expect(reply.body.paths[route.path][route.method.toLowerCase()].operationId).toBe(route.name);

@@ -3,7 +3,7 @@
  * Every answer is below 500 and, when an error, in the error format; nothing hangs.
  */
 import fc from 'fast-check';
-import { ROUTES } from '../../lambdas/core/routes';
+import { ROUTES } from '../../lambdas/contract/routes';
 import { startStack, type StackHandle } from '../support/stack';
 
 let stack: StackHandle;

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { TempMailClient } from '../../client';
-import { GATEWAY_RESPONSES } from '../../lambdas/core/gateway-responses';
+import { GATEWAY_RESPONSES } from '../../lambdas/contract/gateway-responses';
 import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../../lambdas/core/limits';
 import { proxyReply } from '../../local/gateway';
 import { http } from '../support/http';

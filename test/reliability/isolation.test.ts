@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { issueKey } from '../../lambdas/usecases/keys';
 import { messageIdFrom } from '../../lambdas/core/ids';
-import { ROUTES } from '../../lambdas/core/routes';
+import { ROUTES } from '../../lambdas/contract/routes';
 import { http } from '../support/http';
 import { sharedStack } from '../support/shared';
 import { storesFor } from '../support/store';

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type * as client from '../../client/src';
-import type * as schemas from '../../lambdas/core/schemas';
+import type * as schemas from '../../lambdas/contract/schemas';
 
 /** true only when A and B are the same type. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { LAMBDA_RESPONSE_LIMIT_BYTES, MESSAGE_CAPS, MESSAGE_RESPONSE_SHARES } from '../../lambdas/core/limits';
 import { DISABLED_VERDICTS, type MessageDetail, type MessageRecord } from '../../lambdas/core/model';
-import { messageView, prefixWithin } from '../../lambdas/core/views';
+import { messageView, prefixWithin } from '../../lambdas/contract/views';
 
 /** What Lambda counts for an answer carrying `body`. */
 const proxyResultBytes = (body: unknown) =>

@@ -1,8 +1,8 @@
 /** The domain rules the viewer work added to lambdas/core: message matching, CORS headers and origins, inbox cursors. */
-import { corsHeaders, parseCorsOrigin, preflightHeaders } from '../../lambdas/core/cors';
+import { corsHeaders, parseCorsOrigin, preflightHeaders } from '../../lambdas/contract/cors';
 import { decodeInboxCursor, encodeInboxCursor } from '../../lambdas/core/cursor';
 import { matches, messageFilter, searchFields } from '../../lambdas/core/search';
-import { messageFrameCsp } from '../../lambdas/core/viewer-policy';
+import { messageFrameCsp } from '../../lambdas/contract/viewer-policy';
 
 describe('message filters', () => {
   const message = searchFields({ from: 'billing@acme.example', from_name: 'Acme Billing', subject: 'Invoice 1001', text: 'Your code482913 is here' });

@@ -8,7 +8,7 @@ import { render, type ComponentChildren } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Inbox, Message, MessageSummary } from '../../client';
 import { matches, messageFilter, searchFields } from '../../lambdas/core/search';
-import { MESSAGE_FRAME_SANDBOX } from '../../lambdas/core/viewer-policy';
+import { MESSAGE_FRAME_SANDBOX } from '../../lambdas/contract/viewer-policy';
 import { apiClient, describeError, forgetKey, isAbort, isUnauthorized, storedKey, storeKey, TempMailApiError } from './api';
 import { frameDocument, hasRemoteImages } from './message-frame';
 import { headersOf, type Header } from './raw';

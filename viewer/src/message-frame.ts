@@ -1,11 +1,11 @@
 /**
  * Turns a message's HTML into the `srcdoc` of its sandboxed frame. The sandbox (no scripts, no same-origin, no
- * forms) and the frame's CSP (lambdas/core/viewer-policy.ts) are what make hostile mail inert; this pass adds what
+ * forms) and the frame's CSP (lambdas/contract/viewer-policy.ts) are what make hostile mail inert; this pass adds what
  * they cannot: meta refreshes and <base> removed, links opening a new tab with noopener (and only http(s)/mailto
  * links at all), inline `cid:` images pointed at their attachment. DOMParser builds a document with no browsing
  * context, so parsing fetches and runs nothing.
  */
-import { messageFrameCsp } from '../../lambdas/core/viewer-policy';
+import { messageFrameCsp } from '../../lambdas/contract/viewer-policy';
 
 export interface FramePart {
   content_id: string | null;

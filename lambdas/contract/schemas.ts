@@ -5,10 +5,10 @@
 // zod/mini, the tree-shakable form of zod 4: 19 KB in a bundle instead of 90 KB, which is a tenth of a cold start.
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
-import { USERNAME_PATTERN, USERNAME_RULE } from './address';
-import { MESSAGE_ID } from './ids';
-import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS } from './inbox';
-import { DEFAULT_PAGE_SIZE, MAX_FILTER_SCAN_ITEMS, MAX_PAGE_SIZE, MAX_WAIT_SECONDS, DEFAULT_WAIT_SECONDS, MESSAGE_CAPS, MESSAGE_RESPONSE_SHARES } from './limits';
+import { USERNAME_PATTERN, USERNAME_RULE } from '../core/address';
+import { MESSAGE_ID } from '../core/ids';
+import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS } from '../core/inbox';
+import { DEFAULT_PAGE_SIZE, MAX_FILTER_SCAN_ITEMS, MAX_PAGE_SIZE, MAX_WAIT_SECONDS, DEFAULT_WAIT_SECONDS, MESSAGE_CAPS, MESSAGE_RESPONSE_SHARES } from '../core/limits';
 
 // Full zod registers its English messages; zod/mini leaves every check without its own `error` saying "Invalid input".
 z.config(en());
@@ -216,7 +216,7 @@ export const Deleted = named(z.object({ deleted: z.literal(true) }), 'Deleted');
 export const Domains = named(z.object({ domains: z.array(z.string()) }), 'Domains');
 export const ErrorResponse = named(z.object({ error: z.object({ code: described(z.int().check(z.gte(400), z.lte(599)), 'the HTTP status'), message: z.string() }) }), 'Error');
 
-// --- webhooks (lambdas/core/webhooks.ts has the rules) ----------------------------------------------------------
+// --- webhooks (lambdas/core/webhook-*.ts have the rules) ---------------------------------------------------------
 
 const webhookEvent = z.enum(['message.received', 'inbox.expired']);
 

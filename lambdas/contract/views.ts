@@ -1,7 +1,7 @@
 /** Response shapes, field for field as the specification names them. */
-import { isExpired } from './inbox';
-import type { AttachmentRecord, InboxListing, InboxRecord, MessageDetail, MessageRecord, MessageSummary } from './model';
-import { MESSAGE_RESPONSE_SHARES as SHARES } from './limits';
+import { isExpired } from '../core/inbox';
+import type { AttachmentRecord, InboxListing, InboxRecord, MessageDetail, MessageRecord, MessageSummary } from '../core/model';
+import { MESSAGE_RESPONSE_SHARES as SHARES } from '../core/limits';
 
 export const inboxCreatedView = (inbox: InboxRecord) => ({
   id: inbox.id,

@@ -7,7 +7,7 @@
 import * as z from 'zod/mini';
 type ZodType<T = unknown> = z.ZodMiniType<T>;
 import { CONTRACT, type RouteContract } from './contract';
-import { MAX_BODY_BYTES } from './limits';
+import { MAX_BODY_BYTES } from '../core/limits';
 import { allowedMethods, isApiRoute, ROUTES, STAGE_NAME, type Route } from './routes';
 import { ErrorResponse } from './schemas';
 

@@ -1,0 +1,96 @@
+/**
+ * The SSRF rule of webhook deliveries: which URLs and which resolved addresses a delivery may go to. Checked on the URL
+ * at creation, and on every address its host name resolves to at each delivery (lambdas/webhooks/http-sender.ts).
+ */
+import { BlockList, isIP } from 'node:net';
+import { badRequest } from './errors';
+
+/** Addresses a delivery may never reach (the AWS form always; locally with TEMPMAIL_WEBHOOK_ALLOW_PRIVATE=0). */
+const FORBIDDEN = new BlockList();
+for (const [net, bits] of [
+  ['0.0.0.0', 8], // "this network"
+  ['10.0.0.0', 8], // private
+  ['100.64.0.0', 10], // carrier-grade NAT
+  ['127.0.0.0', 8], // loopback
+  ['169.254.0.0', 16], // link-local, the instance metadata address 169.254.169.254 among them
+  ['172.16.0.0', 12], // private
+  ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.0.2.0', 24], // documentation
+  ['192.88.99.0', 24], // 6to4 relay anycast
+  ['192.168.0.0', 16], // private
+  ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24], // documentation
+  ['203.0.113.0', 24], // documentation
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, broadcast
+] as const) FORBIDDEN.addSubnet(net, bits, 'ipv4');
+for (const [net, bits] of [
+  ['::', 128], // unspecified
+  ['::1', 128], // loopback
+  ['64:ff9b:1::', 48], // local-use NAT64
+  ['100::', 64], // discard
+  ['2001::', 23], // IETF protocol assignments (Teredo among them)
+  ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4: wraps any IPv4 address, private ones included
+  ['fc00::', 7], // unique local (the instance metadata's IPv6 address fd00:ec2::254 among them)
+  ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated)
+  ['ff00::', 8], // multicast
+] as const) FORBIDDEN.addSubnet(net, bits, 'ipv6');
+const GLOBAL_UNICAST_V6 = new BlockList();
+GLOBAL_UNICAST_V6.addSubnet('2000::', 3, 'ipv6');
+
+/** The IPv4 address an IPv6 one wraps (IPv4-mapped ::ffff:a.b.c.d, NAT64 64:ff9b::a.b.c.d), if any. */
+function embeddedIpv4(address: string): string | null {
+  const m = /^(?:::ffff:|64:ff9b::)(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(address);
+  if (!m) return null;
+  if (m[1]) return m[1];
+  const hi = parseInt(m[2], 16);
+  const lo = parseInt(m[3], 16);
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
+/** Why an address may not receive deliveries, or null when it may (a public unicast address). */
+export function forbiddenAddress(address: string): string | null {
+  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const family = isIP(bare);
+  if (family === 0) return `not an IP address: ${address}`;
+  if (family === 6) {
+    const v4 = embeddedIpv4(bare);
+    if (v4) return forbiddenAddress(v4);
+    if (FORBIDDEN.check(bare, 'ipv6') || !GLOBAL_UNICAST_V6.check(bare, 'ipv6')) return `${address} is a loopback, private, link-local, unique-local, multicast or reserved address`;
+    return null;
+  }
+  return FORBIDDEN.check(bare, 'ipv4') ? `${address} is a loopback, private, link-local, multicast or reserved address` : null;
+}
+
+export const MAX_URL_LENGTH = 2048;
+
+/**
+ * The checks on a URL itself (before any DNS): https only and no forbidden IP literal, unless private
+ * destinations are allowed (the local form's default). Throws 400. The host name's addresses are checked at
+ * creation and again at every delivery (DNS may change), by the sender.
+ */
+export function checkWebhookUrl(raw: string, allowPrivate: boolean): URL {
+  if (raw.length > MAX_URL_LENGTH) throw badRequest(`url must be at most ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw badRequest('url must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw badRequest('url must be an absolute http(s) URL');
+  if (url.username || url.password) throw badRequest('url must not carry credentials; authenticate deliveries by their signature');
+  if (url.hash) throw badRequest('url must not have a fragment');
+  // Again as it is stored and sent: percent-encoding makes each non-ASCII character up to 9 (2,000 × "é" was 12 KB).
+  if (url.href.length > MAX_URL_LENGTH) throw badRequest(`url must be at most ${MAX_URL_LENGTH} characters once encoded (${url.href.length})`);
+  if (!allowPrivate) {
+    if (url.protocol !== 'https:') throw badRequest('url must use https');
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host)) {
+      const why = forbiddenAddress(host);
+      if (why) throw badRequest(`url refused: ${why}`);
+    }
+  }
+  return url;
+}

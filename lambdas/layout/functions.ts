@@ -1,0 +1,107 @@
+/**
+ * Deploy facts, stated once beside the route table (lambdas/contract/routes.ts) and keyed by its names: which handler
+ * module each function runs, what its code may call (its IAM policy, lib/permissions.ts) and its timeout. The CDK
+ * stack (lib/), the bundler (scripts/bundle-lambdas.ts) and the local gateway read them; the HTTP contract does not.
+ */
+import { MAX_ROUTE_TIMEOUT_SECONDS } from '../core/limits';
+import { ROUTES, type Route, type RouteName } from '../contract/routes';
+
+/**
+ * What a function's code calls, one DynamoDB action each (lib/permissions.ts): a function is granted what its own
+ * code path issues, nothing more. Transactions are authorised item by item (a Put in TransactWriteItems needs
+ * PutItem), and no code issues ConditionCheck or BatchGetItem, so neither is an access. `accounts:query` is the
+ * account index, which only GET /v1/inboxes and POST /v1/inboxes (counting the live inboxes) query. `bucket:*` act
+ * on inboxes' objects (`inboxes/`), `inbound:*` on the raw mail SES drops (`inbound/`), which only ingest may touch.
+ */
+export type Access =
+  /** GetItem */
+  | 'table:get'
+  /** Query on the table (an inbox's messages, an account's webhooks, a webhook's deliveries) */
+  | 'table:query'
+  /** PutItem, alone or in a transaction */
+  | 'table:put'
+  /** UpdateItem, alone or in a transaction */
+  | 'table:update'
+  /** DeleteItem, alone or in a transaction */
+  | 'table:delete'
+  /** BatchWriteItem (deletes of an inbox's messages, 25 at a time) */
+  | 'table:batch-write'
+  /** Query on the account index (inboxes_by_account) */
+  | 'accounts:query'
+  /** ListBucket under inboxes/ only, without reading objects (deleting a prefix lists it) */
+  | 'bucket:list'
+  | 'bucket:read'
+  | 'bucket:write'
+  | 'bucket:delete'
+  | 'inbound:read'
+  | 'inbound:delete'
+  /** Seal webhook signing secrets (KMS Encrypt on AWS; never Decrypt). */
+  | 'secrets:seal'
+  /** Open them (KMS Decrypt): the sender only. */
+  | 'secrets:open'
+  /** Queue webhook deliveries (SQS SendMessage on the delivery queue). */
+  | 'deliveries:send'
+  /** The dead-letter queue of deliveries (SQS SendMessage on it): the sender, for jobs past the schedule. */
+  | 'deliveries:dead-letter';
+
+/** What deploys behind one route. */
+export interface RouteFunction {
+  /** Handler module under lambdas/, exporting `handler`. */
+  handler: string;
+  /** What the function may do to the table and the bucket: its IAM policy, nothing more. */
+  access: readonly Access[];
+  /** Lambda timeout, at most MAX_ROUTE_TIMEOUT_SECONDS; the wait endpoint holds requests up to 25 s. */
+  timeoutSeconds?: number;
+  /** Holds its function for seconds while it waits: its concurrency is capped (TempMailService's concurrency). */
+  longPoll?: true;
+}
+
+export const ROUTE_FUNCTIONS: Readonly<Record<RouteName, RouteFunction>> = {
+  listInboxes: { handler: 'api/list-inboxes', access: ['accounts:query'] },
+  createInbox: { handler: 'api/create-inbox', access: ['accounts:query', 'table:put'] },
+  getInbox: { handler: 'api/get-inbox', access: ['table:get'] },
+  deleteInbox: { handler: 'api/delete-inbox', access: ['table:get', 'table:update', 'table:query', 'table:batch-write', 'table:delete', 'bucket:list', 'bucket:delete'], timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS },
+  listMessages: { handler: 'api/list-messages', access: ['table:get', 'table:query'] },
+  waitForMessage: { handler: 'api/wait-for-message', access: ['table:get', 'table:query', 'bucket:read'], timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS, longPoll: true },
+  getMessage: { handler: 'api/get-message', access: ['table:get', 'bucket:read'] },
+  deleteMessage: { handler: 'api/delete-message', access: ['table:get', 'table:update', 'table:delete', 'bucket:list', 'bucket:delete'] },
+  getRawMessage: { handler: 'api/get-raw-message', access: ['table:get', 'bucket:read'] },
+  listDomains: { handler: 'api/list-domains', access: [] },
+  createWebhook: { handler: 'api/create-webhook', access: ['table:get', 'table:put', 'table:update', 'secrets:seal'] },
+  listWebhooks: { handler: 'api/list-webhooks', access: ['table:query'] },
+  getWebhook: { handler: 'api/get-webhook', access: ['table:get'] },
+  deleteWebhook: { handler: 'api/delete-webhook', access: ['table:get', 'table:update', 'table:delete'] },
+  testWebhook: { handler: 'api/test-webhook', access: ['table:get', 'deliveries:send'] },
+  listWebhookDeliveries: { handler: 'api/list-webhook-deliveries', access: ['table:get', 'table:query'] },
+  getOpenApi: { handler: 'api/get-openapi', access: [] },
+  getViewer: { handler: 'api/get-viewer', access: [] },
+  getViewerAsset: { handler: 'api/get-viewer-asset', access: [] },
+};
+
+/** A route with what deploys behind it: the CDK stack and the local gateway iterate these. */
+export type DeployedRoute = Route & RouteFunction;
+export const DEPLOYED_ROUTES: readonly DeployedRoute[] = ROUTES.map((route) => ({ ...route, ...ROUTE_FUNCTIONS[route.name] }));
+
+/** The handlers that serve the viewer's page and files (their deployed bundles carry them, see lib/viewer.ts). */
+export const VIEWER_HANDLERS: readonly string[] = [ROUTE_FUNCTIONS.getViewer.handler, ROUTE_FUNCTIONS.getViewerAsset.handler];
+
+/** The SES ingest function is not a route, but its access is stated here beside theirs. */
+export const INGEST_HANDLER = 'ingest/handler';
+export const INGEST_ACCESS: readonly Access[] = ['table:get', 'table:query', 'table:put', 'table:update', 'inbound:read', 'inbound:delete', 'bucket:read', 'bucket:write', 'bucket:delete'];
+/**
+ * Webhook delivery, not routes either: the dispatcher turns stored messages and expired inboxes (the table's
+ * stream on AWS) into deliveries; the sender makes each attempt and queues the retry.
+ */
+export const WEBHOOK_DISPATCHER_HANDLER = 'webhooks/dispatcher';
+export const WEBHOOK_DISPATCHER_ACCESS: readonly Access[] = ['table:get', 'table:query', 'deliveries:send'];
+export const WEBHOOK_SENDER_HANDLER = 'webhooks/sender';
+export const WEBHOOK_SENDER_ACCESS: readonly Access[] = ['table:get', 'table:put', 'table:update', 'secrets:open', 'deliveries:send', 'deliveries:dead-letter'];
+/**
+ * Deletes a removed inbox's objects (the table's stream on AWS: DynamoDB's TTL deletes items, never objects). It lists
+ * and deletes under `inboxes/` only.
+ */
+export const INBOX_CLEANUP_HANDLER = 'cleanup/inbox-objects';
+export const INBOX_CLEANUP_ACCESS: readonly Access[] = ['bucket:list', 'bucket:delete'];
+export const AUTHORIZER_HANDLER = 'api/authorizer';
+/** The authorizer reads one key record by its hash. */
+export const AUTHORIZER_ACCESS: readonly Access[] = ['table:get'];
