@@ -24,8 +24,16 @@ export function base32(bytes: Uint8Array, length: number): string {
   return out;
 }
 
-/** 20 base32 characters = 100 random bits. */
-export const newInboxId = (): string => `inbox_${base32(randomBytes(13), 20)}`;
+/**
+ * 20 base32 characters: 2 for the millisecond within the creation second (0-999, 10 bits), then 18 random (90 bits).
+ * An inbox's created_at has whole seconds, and lists order inboxes by created_at then id, both descending (sqlite:
+ * ORDER BY; DynamoDB: the account index's sort key, then the table key): the millisecond makes inboxes created within
+ * one second list newest first too, where a random id ordered them by chance.
+ */
+export const newInboxId = (atMs: number = Date.now()): string => {
+  const ms = ((atMs % 1000) + 1000) % 1000;
+  return `inbox_${CROCKFORD[ms >> 5]}${CROCKFORD[ms & 31]}${base32(randomBytes(12), 18)}`;
+};
 
 export const newMessageId = (atMs: number = Date.now()): string => `msg_${ulid(atMs).toLowerCase()}`;
 

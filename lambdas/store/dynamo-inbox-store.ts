@@ -15,7 +15,7 @@ import { MAX_FILTER_SCAN_ITEMS } from '../core/limits';
 import type { ApiKeyRecord, InboxListing, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
 import type { InboxStore, KeyStore, MessagePage, Page } from '../core/ports';
 import { matches, searchFields, type MessageFilter } from '../core/search';
-import { cancellationCodes, isConditionFailure, strip, transactWrite } from './dynamo-items';
+import { cancellationCodes, isConditionFailure, readPages, strip, transactWrite } from './dynamo-items';
 import { guard } from './guard';
 import { ACCOUNT_INDEX, EXPIRY_ATTRIBUTE, expiryOf, inboxFromItem, keys, TTL_ATTRIBUTE } from '../layout/table-layout';
 
@@ -35,6 +35,10 @@ const summaryProjection = projection(SUMMARY_FIELDS);
 const searchProjection = projection([...SUMMARY_FIELDS, 'text']);
 
 const nowEpoch = (nowMs = Date.now()) => Math.floor(nowMs / 1000);
+
+/** Positive when `a` is newer than `b`: a later created_at, or the same and a greater id. */
+const compareAge = (a: InboxPosition, b: InboxPosition): number =>
+  a.created_at !== b.created_at ? (a.created_at > b.created_at ? 1 : -1) : a.id > b.id ? 1 : a.id < b.id ? -1 : 0;
 
 /** An inbox's lifetime as its item and its claim carry it: the expiry, and the TTL attribute at its removal time. */
 const lifetimeNames = { '#expiry': EXPIRY_ATTRIBUTE, '#ttl': TTL_ATTRIBUTE };
@@ -106,34 +110,35 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
     return inboxFromItem(out.Item);
   }
 
+  /**
+   * The account index orders an account's inboxes by created_at alone (whole seconds), and inboxes of one second
+   * in an order of DynamoDB's own, not by id. So a page reads whole seconds and sorts them by (created_at, id), both
+   * descending, as the embedded store does; a cursor resumes within its second, skipping the ids it has shown.
+   * Creating is rate-limited, so a second holds a few inboxes of one account, and a page reads at most that many more.
+   */
   async listInboxes(accountId: string, limit: number, after?: InboxPosition): Promise<{ items: InboxListing[]; last?: InboxPosition }> {
-    const items: InboxListing[] = [];
-    let start: Record<string, unknown> | undefined = after
-      ? { [ACCOUNT_INDEX.partitionKey]: accountId, [ACCOUNT_INDEX.sortKey]: after.created_at, ...keys.inbox(after.id) }
-      : undefined;
-    // A query reads at most 1 MB: a page may take more than one.
-    do {
-      const page = await this.call(() =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.table,
-            IndexName: ACCOUNT_INDEX.name,
-            KeyConditionExpression: '#account = :account',
-            ExpressionAttributeNames: { '#account': ACCOUNT_INDEX.partitionKey },
-            ExpressionAttributeValues: { ':account': accountId },
-            ScanIndexForward: false,
-            Limit: limit + 1 - items.length,
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      for (const item of page.Items ?? []) items.push(inboxFromItem(item)!);
-      start = page.LastEvaluatedKey;
-    } while (start && items.length <= limit);
-    const more = items.length > limit;
-    const shown = items.slice(0, limit);
+    const read: InboxListing[] = [];
+    const query = {
+      TableName: this.table,
+      IndexName: ACCOUNT_INDEX.name,
+      KeyConditionExpression: after ? '#account = :account AND #created <= :created' : '#account = :account',
+      ExpressionAttributeNames: { '#account': ACCOUNT_INDEX.partitionKey, ...(after ? { '#created': ACCOUNT_INDEX.sortKey } : {}) },
+      ExpressionAttributeValues: { ':account': accountId, ...(after ? { ':created': after.created_at } : {}) },
+      ScanIndexForward: false,
+      Limit: limit + 1,
+    };
+    for await (const page of readPages(this.db, { query })) {
+      for (const item of page.items) {
+        const inbox = inboxFromItem(item)!;
+        if (!after || compareAge(inbox, after) < 0) read.push(inbox);
+      }
+      // Enough once limit + 1 are read and the last one read is of an older second than the (limit + 1)th.
+      if (read.length > limit && read[read.length - 1].created_at < read[limit].created_at) break;
+    }
+    read.sort((a, b) => compareAge(b, a));
+    const shown = read.slice(0, limit);
     const end = shown[shown.length - 1];
-    return { items: shown, last: more ? { created_at: end.created_at, id: end.id } : undefined };
+    return { items: shown, last: read.length > limit ? { created_at: end.created_at, id: end.id } : undefined };
   }
 
   /** A count of the account index, read until `atMost` (each page reads at most 1 MB). */

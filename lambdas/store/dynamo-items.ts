@@ -1,10 +1,41 @@
 /**
  * What both DynamoDB adapters (dynamo-inbox-store.ts, dynamo-webhook-store.ts) do with the one table's items,
- * stated once: write a transaction on the table, read why DynamoDB cancelled one, and take the generic keys off
- * an item before it leaves the adapter.
+ * stated once: read a Query or Scan page after page, write a transaction on the table, read why DynamoDB cancelled
+ * one, and take the generic keys off an item before it leaves the adapter.
  */
-import { TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  QueryCommand,
+  ScanCommand,
+  TransactWriteCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+  type ScanCommandInput,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { guard } from './guard';
+
+type Key = Record<string, unknown>;
+/** One page of a Query or Scan: its items (none with Select COUNT), its count, and where the next would start. */
+export interface ReadPage {
+  items: Record<string, unknown>[];
+  count: number;
+  next?: Key;
+}
+
+/**
+ * Every page of a Query (`query`) or Scan (`scan`) on the table, from `start` on, following LastEvaluatedKey: a call
+ * reads at most 1 MB (counted before any filter or projection). The caller stops iterating when it has enough.
+ */
+export async function* readPages(db: DynamoDBDocumentClient, read: { query: Omit<QueryCommandInput, 'ExclusiveStartKey'> } | { scan: Omit<ScanCommandInput, 'ExclusiveStartKey'> }, start?: Key): AsyncGenerator<ReadPage> {
+  let next = start;
+  do {
+    const out = await guard('DynamoDB', () =>
+      'query' in read ? db.send(new QueryCommand({ ...read.query, ExclusiveStartKey: next })) : db.send(new ScanCommand({ ...read.scan, ExclusiveStartKey: next })),
+    );
+    next = out.LastEvaluatedKey;
+    yield { items: out.Items ?? [], count: out.Count ?? 0, next };
+  } while (next);
+}
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type Operation = 'ConditionCheck' | 'Put' | 'Delete' | 'Update';

@@ -36,14 +36,15 @@ export async function createInbox(ctx: AppContext, caller: Caller, input: Create
   }
   // A chosen address that is taken is a 409; a random one that collides is simply drawn again.
   for (let attempt = 0; attempt < 5; attempt++) {
+    const now = ctx.now();
     const inbox: InboxRecord = {
-      id: newInboxId(),
+      id: newInboxId(now),
       email: `${username ?? randomUsername()}@${domain}`,
       account_id: caller.account_id,
       plan: caller.plan,
       ttl,
       message_count: 0,
-      ...lifetime(ctx.now(), ttl),
+      ...lifetime(now, ttl),
     };
     if (await ctx.stores.inboxes.createInbox(inbox)) return inbox;
     if (username) throw conflict(`address ${inbox.email} is already in use by a live inbox`);

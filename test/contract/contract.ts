@@ -8,7 +8,7 @@ import type { InboxRecord, MessageRecord } from '../../lambdas/core/model';
 import { DISABLED_VERDICTS } from '../../lambdas/core/model';
 import { blobKeys, type Stores } from '../../lambdas/core/ports';
 import type { AppContext } from '../../lambdas/usecases/context';
-import { sweepExpired } from '../../lambdas/usecases/inboxes';
+import { createInbox, listInboxes, sweepExpired } from '../../lambdas/usecases/inboxes';
 import { issueKey, revokeKey } from '../../lambdas/usecases/keys';
 
 export interface Opened {
@@ -152,6 +152,26 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
         await stores.inboxes.createInbox(expired);
         expect(await stores.inboxes.putMessage(message(expired, 1), expired, DAY, 1000)).toBe('gone');
         expect((await stores.inboxes.listMessages(expired.id, 10)).items).toEqual([]);
+      });
+
+      it('lists an account\'s inboxes newest first, also those created within one second, across pages', async () => {
+        // created_at has whole seconds (expires_at - created_at is the ttl exactly): within one second the id decides.
+        const caller = { account_id: unique('acct_'), plan: 'enterprise' as const };
+        const second = Math.floor(Date.now() / 1000) * 1000;
+        const made: string[] = [];
+        for (const ms of [-1000, 1, 2, 130, 400, 401, 777, 998, 999]) {
+          made.push((await createInbox({ ...opened.ctx, now: () => second + ms }, caller, {})).id);
+        }
+        const newestFirst = [...made].reverse();
+        expect((await listInboxes(opened.ctx, caller, {})).inboxes.map((i) => i.id)).toEqual(newestFirst);
+        const paged: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await listInboxes(opened.ctx, caller, { limit: 2, cursor });
+          paged.push(...page.inboxes.map((i) => i.id));
+          cursor = page.next_cursor;
+        } while (cursor);
+        expect(paged).toEqual(newestFirst);
       });
 
       it('holds the daily limit exactly under concurrent puts for one account', async () => {
