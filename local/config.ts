@@ -2,6 +2,7 @@
  * Local stack settings, from the environment, validated once. The service's own config (store, domains, plans) is
  * derived from them by `serviceConfig`, the one config object the use cases run on.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { appConfig, ConfigError, STORE_KINDS, type AppConfig, type StoreKind } from '../lambdas/config/app-config';
 import { parseDomains } from '../lambdas/core/address';
@@ -36,6 +37,13 @@ export interface LocalConfig {
   smtpSocketTimeoutMs: number;
   /** The SMTP tarpit's step (local/smtp.ts): past 3 refused recipients in a session, each further one waits n × this. */
   smtpTarpitStepMs: number;
+  /**
+   * The certificate the SMTP server offers with STARTTLS: the user's own pair (TEMPMAIL_SMTP_TLS_CERT and
+   * TEMPMAIL_SMTP_TLS_KEY), else one made in the data folder on first start (local/smtp-tls.ts).
+   */
+  smtpTlsFiles?: { cert: string; key: string };
+  /** AUTH PLAIN and LOGIN offered and any credentials accepted, as Mailpit does (TEMPMAIL_SMTP_AUTH=off: not offered). */
+  smtpAuth: boolean;
   /** Accepted mails being ingested at once; more wait before their 250 (backpressure). */
   ingestConcurrency: number;
   /** Print a fresh dev key when the store has none. */
@@ -127,6 +135,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
     sweepIntervalMs: count(env.TEMPMAIL_SWEEP_INTERVAL_MS, 60_000, 'TEMPMAIL_SWEEP_INTERVAL_MS'),
     smtpSocketTimeoutMs: count(env.TEMPMAIL_SMTP_SOCKET_TIMEOUT_MS, 60_000, 'TEMPMAIL_SMTP_SOCKET_TIMEOUT_MS'),
     smtpTarpitStepMs: count(env.TEMPMAIL_SMTP_TARPIT_MS, 250, 'TEMPMAIL_SMTP_TARPIT_MS'),
+    smtpTlsFiles: tlsFiles(env.TEMPMAIL_SMTP_TLS_CERT, env.TEMPMAIL_SMTP_TLS_KEY),
+    smtpAuth: onOff(env.TEMPMAIL_SMTP_AUTH, true, 'TEMPMAIL_SMTP_AUTH'),
     ingestConcurrency: Math.max(1, count(env.TEMPMAIL_INGEST_CONCURRENCY, store === 'embedded' ? 4 : 2, 'TEMPMAIL_INGEST_CONCURRENCY')),
     rateLimits: (() => {
       const value = (env.TEMPMAIL_RATE_LIMITS || 'on').toLowerCase();
@@ -152,6 +162,28 @@ function schedule(value: string): number[] {
   } catch (error) {
     throw new ConfigError(`TEMPMAIL_WEBHOOK_RETRY_SCHEDULE: ${(error as Error).message}`);
   }
+}
+
+/** A certificate needs its key: both settings or neither. */
+function tlsFiles(cert: string | undefined, key: string | undefined): { cert: string; key: string } | undefined {
+  if (!cert && !key) return undefined;
+  if (!cert || !key) throw new ConfigError(`TEMPMAIL_SMTP_TLS_CERT and TEMPMAIL_SMTP_TLS_KEY go together: set both (PEM files), or neither for the data folder's self-signed certificate`);
+  const files = { cert: path.resolve(cert), key: path.resolve(key) };
+  for (const [setting, file] of [['TEMPMAIL_SMTP_TLS_CERT', files.cert], ['TEMPMAIL_SMTP_TLS_KEY', files.key]]) {
+    try {
+      fs.accessSync(file, fs.constants.R_OK);
+    } catch (error) {
+      throw new ConfigError(`${setting}: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
+    }
+  }
+  return files;
+}
+
+function onOff(value: string | undefined, fallback: boolean, name: string): boolean {
+  if (value === undefined || value === '') return fallback;
+  const v = value.toLowerCase();
+  if (v !== 'on' && v !== 'off') throw new ConfigError(`${name} must be on or off, not "${value}"`);
+  return v === 'on';
 }
 
 function flag(value: string | undefined, fallback: boolean, name: string): boolean {

@@ -35,6 +35,10 @@ export interface MailServerOptions {
   spoolDir: string;
   /** The tarpit's step: the n-th rejected RCPT past REJECTIONS_BEFORE_TARPIT waits n × this (at most TARPIT_MAX_STEPS ×); 0: none. */
   tarpitStepMs: number;
+  /** STARTTLS is offered with this certificate (local/smtp-tls.ts). */
+  tls: { key: Buffer; cert: Buffer };
+  /** AUTH PLAIN and LOGIN are offered and any credentials accepted (nothing is checked: there is nothing to protect locally). */
+  auth: boolean;
   log: (line: string) => void;
 }
 
@@ -97,8 +101,15 @@ export class LocalMailServer {
     this.server = new SMTPServer({
       name: 'tempmail.local',
       banner: 'TempMail local SMTP (SES stand-in)',
+      // As Mailpit: STARTTLS with the stack's certificate, and AUTH with any credentials, before TLS too (applications
+      // configured with credentials send them either way); a client that does neither is served all the same.
+      key: options.tls.key,
+      cert: options.tls.cert,
       authOptional: true,
-      disabledCommands: ['AUTH', 'STARTTLS'],
+      authMethods: ['PLAIN', 'LOGIN'],
+      allowInsecureAuth: true,
+      disabledCommands: options.auth ? [] : ['AUTH'],
+      onAuth: (auth, _session, callback) => callback(null, { user: auth.username ?? 'local' }),
       // No reverse DNS per connection: nothing uses the client's host name, and a lookup without an answer held
       // the greeting for up to 1.5 s (long enough for a short idle timeout to close the session before its EHLO).
       disableReverseLookup: true,

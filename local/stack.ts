@@ -17,6 +17,7 @@ import { serviceConfig, smtpSpoolDir, viewerBuildDir, type LocalConfig } from '.
 import { LocalGateway } from './gateway';
 import { startSweeper } from './sweep';
 import { LocalMailServer } from './smtp';
+import { smtpTlsPair } from './smtp-tls';
 import { LocalWebhookDispatcher } from './webhook-dispatcher';
 
 export interface LocalStack {
@@ -170,6 +171,8 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
       ingestConcurrency: config.ingestConcurrency,
       spoolDir: smtpSpoolDir(config.dataDir),
       tarpitStepMs: config.smtpTarpitStepMs,
+      tls: await smtpTlsPair(config.dataDir, config.smtpTlsFiles),
+      auth: config.smtpAuth,
       log,
     });
     const smtpPort = await listenOrExplain('SMTP', config.smtpPort, 'SMTP_PORT', () => mail.listen());
