@@ -6,6 +6,7 @@
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 import { USERNAME_PATTERN, USERNAME_RULE } from '../core/address';
+import { SUBJECT_CUT_MARK } from '../core/message';
 import { MESSAGE_ID } from '../core/ids';
 import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS } from '../core/inbox';
 import { DEFAULT_PAGE_SIZE, MAX_FILTER_SCAN_ITEMS, MAX_PAGE_SIZE, MAX_WAIT_SECONDS, DEFAULT_WAIT_SECONDS, MESSAGE_CAPS, MESSAGE_RESPONSE_SHARES } from '../core/limits';
@@ -128,7 +129,7 @@ export const MessageSummary = named(
     id: z.string(),
     from: z.string(),
     from_name: z.nullable(z.string()),
-    subject: described(z.string(), `cut at ${MESSAGE_CAPS.summarySubjectChars} characters in lists (the message has it whole)`),
+    subject: described(z.string(), `cut to ${MESSAGE_CAPS.summarySubjectChars} characters in lists, the last of them ${SUBJECT_CUT_MARK} (the message has it whole)`),
     received_at: timestamp,
     size: described(count(), 'bytes of the raw MIME message'),
   }),

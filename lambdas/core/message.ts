@@ -43,9 +43,13 @@ export function boundedHeaders(headers: MailHeader[], count: number): { headers:
   return { headers: kept, headers_truncated: valueCut || count > kept.length };
 }
 
+/** What ends a subject cut in the summary (lists, wait): a reader sees it was cut, and the message has it whole. */
+export const SUBJECT_CUT_MARK = '\u2026';
+
 /** The summary's subject and from name, cut; the detail keeps the whole ones when they were. */
 export function summaryFields(mail: { from: string; from_name: string | null; subject: string }) {
-  const subject = cut(mail.subject, MESSAGE_CAPS.summarySubjectChars);
+  const max = MESSAGE_CAPS.summarySubjectChars;
+  const subject = mail.subject.length <= max ? mail.subject : cut(mail.subject, max - SUBJECT_CUT_MARK.length) + SUBJECT_CUT_MARK;
   const fromName = mail.from_name === null ? null : cut(mail.from_name, MESSAGE_CAPS.summaryFromNameChars);
   return {
     summary: { from: cut(mail.from, MESSAGE_CAPS.addressChars), from_name: fromName, subject },

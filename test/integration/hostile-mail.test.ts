@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MESSAGE_CAPS } from '../../lambdas/core/limits';
+import { SUBJECT_CUT_MARK } from '../../lambdas/core/message';
 import { expectError, http } from '../support/http';
 import { eventually, sendRaw, smtpSession } from '../support/mail';
 import { cpuSeconds, poison, rssMb } from '../support/poison';
@@ -52,7 +53,7 @@ function poisonSuite(current: () => StackHandle) {
     longSubject(full, summary) {
       expect(full.subject.length).toBeGreaterThan(440_000);
       expect(full.subject.startsWith('w0xxx')).toBe(true);
-      expect(summary.subject).toBe(full.subject.slice(0, MESSAGE_CAPS.summarySubjectChars));
+      expect(summary.subject).toBe(full.subject.slice(0, MESSAGE_CAPS.summarySubjectChars - 1) + SUBJECT_CUT_MARK);
       expect(full.headers_truncated).toBe(true); // the Subject header's value in `headers` is cut
     },
     manyLinks(full) {
@@ -71,7 +72,7 @@ function poisonSuite(current: () => StackHandle) {
     controlSubject(full, summary) {
       expect(full.subject.length).toBeGreaterThan(10_000);
       expect(full.subject).toMatch(/^[\u0001 ]+$/); // unfolded: a space where each line was folded
-      expect(summary.subject).toBe(full.subject.slice(0, MESSAGE_CAPS.summarySubjectChars));
+      expect(summary.subject).toBe(full.subject.slice(0, MESSAGE_CAPS.summarySubjectChars - 1) + SUBJECT_CUT_MARK);
     },
     nestedTables(full) {
       expect(full.text).toBe('Your code is 482913');

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { LAMBDA_RESPONSE_LIMIT_BYTES, MESSAGE_CAPS, MESSAGE_RESPONSE_SHARES } from '../../lambdas/core/limits';
 import { DISABLED_VERDICTS, type MessageDetail, type MessageRecord } from '../../lambdas/core/model';
 import { messageView, prefixWithin } from '../../lambdas/contract/views';
+import { SUBJECT_CUT_MARK, summaryFields, wellFormed } from '../../lambdas/core/message';
 
 /** What Lambda counts for an answer carrying `body`. */
 const proxyResultBytes = (body: unknown) =>
@@ -122,4 +123,25 @@ it('leaves an ordinary message whole', () => {
   };
   const view = messageView(record, detail, []);
   expect(view).toMatchObject({ ...detail, from_name: record.from_name, subject: record.subject, body_truncated: false, attachments_truncated: false });
+});
+
+describe('the summary of a long subject', () => {
+  const max = MESSAGE_CAPS.summarySubjectChars;
+  it('ends a cut subject with an ellipsis, within the cap, and keeps the whole one for the message', () => {
+    const subject = 'a'.repeat(max + 500);
+    const { summary, whole } = summaryFields({ from: 'x@example.com', from_name: null, subject });
+    expect(summary.subject).toHaveLength(max);
+    expect(summary.subject.endsWith(SUBJECT_CUT_MARK)).toBe(true);
+    expect(summary.subject.slice(0, -SUBJECT_CUT_MARK.length)).toBe(subject.slice(0, max - SUBJECT_CUT_MARK.length));
+    expect(whole.full_subject).toBe(subject);
+  });
+  it('leaves a subject of exactly the cap whole, and never splits a surrogate pair before the mark', () => {
+    const exact = 'b'.repeat(max);
+    expect(summaryFields({ from: 'x', from_name: null, subject: exact }).summary.subject).toBe(exact);
+    const emoji = '\u{1F600}'.repeat(max);
+    const cut = summaryFields({ from: 'x', from_name: null, subject: emoji }).summary.subject;
+    expect(cut.endsWith(SUBJECT_CUT_MARK)).toBe(true);
+    expect(cut.length).toBeLessThanOrEqual(max);
+    expect(wellFormed(cut)).toBe(cut);
+  });
 });
