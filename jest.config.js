@@ -15,6 +15,8 @@ const base = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  // Build output (dist/package is the npm package, named like the repository) is not part of the suite.
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
 };
 
 const withStack = (kind) => ({

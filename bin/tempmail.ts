@@ -1,5 +1,7 @@
 /**
- * `tempmail`: key administration (and, for a deployed stack, dead-letter replay).
+ * `tempmail`: the local stack (`serve`, what `npm start` runs), key administration (and, for a deployed stack,
+ * dead-letter replay).
+ *   tempmail serve
  *   tempmail keys create --plan <plan> [--json] [--stack NAME [--region R]]
  *   tempmail keys list [--json] [--stack NAME [--region R]]
  *   tempmail keys revoke <key or key hash> [--stack NAME [--region R]]
@@ -37,6 +39,7 @@ const OPTIONS = {
 type OptionName = keyof typeof OPTIONS;
 
 const ENVIRONMENT = {
+  serve: ['PORT, SMTP_PORT, …', "the local stack's settings (TEMPMAIL_* too), as npm start reads them: README, Configuration"],
   local: ['TEMPMAIL_DATA_DIR', 'the local data folder, used without --stack (default .tempmail)'],
   aws: ['AWS_REGION, AWS_PROFILE', 'with --stack: the region (--region overrides it) and the credentials, as the AWS CLI reads them'],
 } as const;
@@ -51,6 +54,7 @@ interface CommandSpec {
 }
 
 const COMMANDS: CommandSpec[] = [
+  { name: 'serve', summary: 'run the local stack in the foreground, as npm start does: API, SMTP and viewer until Ctrl-C', options: [], environment: ['serve', 'local'] },
   { name: 'keys create', summary: 'make an API key (a new account) and print it; only its SHA-256 is stored', options: ['plan', 'json', 'stack', 'region'], environment: ['local', 'aws'] },
   { name: 'keys list', summary: 'list keys by hint and hash (never the keys)', options: ['json', 'stack', 'region'], environment: ['local', 'aws'] },
   { name: 'keys revoke', argument: '<key or key hash>', summary: 'revoke a key; it stops working at once', options: ['stack', 'region'], environment: ['local', 'aws'] },
@@ -168,6 +172,12 @@ async function main(argv: string[]): Promise<void> {
   checkOptions(command, tokens);
   if (rest.length > (command.argument ? 1 : 0)) throw new UsageError(`${command.name}: unexpected argument ${rest[command.argument ? 1 : 0]}`);
   const arg = rest[0];
+  if (command.name === 'serve') {
+    // Required, not imported: the key commands never load the stack's servers.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    (require('../local/serve') as typeof import('../local/serve')).serve();
+    return;
+  }
   const dataDir = path.resolve(process.env.TEMPMAIL_DATA_DIR || '.tempmail');
   // A running template form (npm run start:aws) is the deployed stack's path on local endpoints: without --stack
   // when no local stack runs on the data folder, with --stack when it runs a stack of that name.

@@ -196,7 +196,16 @@ export const LOCAL_TABLE = 'tempmail';
 export const LOCAL_BUCKET = 'tempmail';
 
 /** Where the local stack builds the viewer: inside its data folder, so that stacks side by side never share it. */
-export const viewerBuildDir = (dataDir: string) => path.join(dataDir, 'viewer');
+let prebuiltViewer: string | undefined;
+/**
+ * The npm package ships the viewer built (scripts/build-package.ts): the stack then serves that folder instead of
+ * building viewer/src into the data folder at start, which needs esbuild and the sources.
+ */
+export function usePrebuiltViewer(dir: string): void {
+  prebuiltViewer = dir;
+}
+export const viewerIsPrebuilt = (): boolean => prebuiltViewer !== undefined;
+export const viewerBuildDir = (dataDir: string) => prebuiltViewer ?? path.join(dataDir, 'viewer');
 
 /** Where the SMTP server spools DATA past 1 MB: inside the data folder, emptied when the stack starts. */
 export const smtpSpoolDir = (dataDir: string) => path.join(dataDir, 'smtp-spool');

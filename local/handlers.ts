@@ -11,8 +11,17 @@ export type LambdaHandler = (event: any, context: Context) => Promise<any>;
 
 const cache = new Map<string, LambdaHandler>();
 
+/**
+ * Handlers linked into the same bundle as the stack (the npm package, scripts/build-package.ts), where there are no
+ * handler files to load: loadHandler answers from here unless a bundle folder is named.
+ */
+const linked = new Map<string, LambdaHandler>();
+export function linkHandlers(handlers: Record<string, LambdaHandler>): void {
+  for (const [modulePath, handler] of Object.entries(handlers)) linked.set(modulePath, handler);
+}
+
 export function loadHandler(modulePath: string, bundleDir?: string): LambdaHandler {
-  let handler = cache.get(modulePath);
+  let handler = (bundleDir ? undefined : linked.get(modulePath)) ?? cache.get(modulePath);
   if (!handler) {
     const file = bundleDir ? path.join(bundleDir, `${modulePath}.js`) : path.join(__dirname, '..', 'lambdas', modulePath);
     // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -12,8 +12,7 @@ import { appContext } from '../lambdas/app/context';
 import { installContext } from '../lambdas/app/current';
 import type { IngestContext } from '../lambdas/usecases/context';
 import { ensureKey, issueKey, listKeys } from '../lambdas/usecases/keys';
-import { buildViewer } from '../viewer/build';
-import { serviceConfig, smtpSpoolDir, viewerBuildDir, type LocalConfig } from './config';
+import { serviceConfig, smtpSpoolDir, viewerBuildDir, viewerIsPrebuilt, type LocalConfig } from './config';
 import { LocalGateway } from './gateway';
 import { startSweeper } from './sweep';
 import { LocalMailServer } from './smtp';
@@ -135,8 +134,12 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
       endpoints = standIns.endpoints;
     }
 
-    // The web viewer, served at / by the gateway: built from viewer/src now, so that it always matches the sources.
-    buildViewer(viewerBuildDir(config.dataDir));
+    // The web viewer, served at / by the gateway: built from viewer/src now, so that it always matches the sources
+    // (required here: the npm package serves the viewer it ships built, and carries neither esbuild nor the sources).
+    if (!viewerIsPrebuilt()) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      (require('../viewer/build') as typeof import('../viewer/build')).buildViewer(viewerBuildDir(config.dataDir));
+    }
     const ctx = appContext(serviceConfig(config, endpoints));
     stops.push(() => ctx.stores.close());
     // The handlers the gateway loads (sources or bundles) run on this context, not one of their own.

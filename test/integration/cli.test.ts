@@ -72,7 +72,7 @@ describe('tempmail help, --version and usage errors', () => {
   it.each([['help'], ['--help'], ['-h']])('%s prints the usage of every command and the environment, exit 0', (flag) => {
     const shown = run(flag);
     expect(shown).toMatchObject({ status: 0, stderr: '' });
-    for (const line of ['tempmail keys create --plan', 'tempmail keys list', 'tempmail keys revoke <key or key hash>', 'tempmail replay --stack NAME', 'tempmail --version', '--region R', 'TEMPMAIL_DATA_DIR', 'AWS_REGION']) {
+    for (const line of ['tempmail serve', 'tempmail keys create --plan', 'tempmail keys list', 'tempmail keys revoke <key or key hash>', 'tempmail replay --stack NAME', 'tempmail --version', '--region R', 'TEMPMAIL_DATA_DIR', 'AWS_REGION']) {
       expect(shown.stdout).toContain(line);
     }
   });
@@ -82,10 +82,11 @@ describe('tempmail help, --version and usage errors', () => {
     ['keys list', ['--json', '--stack NAME', '--region R'], ['--plan'], ['TEMPMAIL_DATA_DIR', 'AWS_REGION']],
     ['keys revoke', ['--stack NAME', '--region R'], ['--plan', '--json'], ['TEMPMAIL_DATA_DIR', 'AWS_REGION']],
     ['replay', ['--stack NAME', '--region R'], ['--plan', '--json', 'TEMPMAIL_DATA_DIR'], ['AWS_REGION']],
+    ['serve', [], ['--plan', '--json', '--stack NAME', 'AWS_REGION'], ['PORT, SMTP_PORT', 'TEMPMAIL_DATA_DIR']],
   ])('%s --help shows that command\'s options and the environment it reads (help <command> the same)', (command, options, absent, environment) => {
     const shown = run(...command.split(' '), '--help');
     expect(shown).toMatchObject({ status: 0, stderr: '' });
-    expect(shown.stdout.split('\n')[0]).toMatch(new RegExp(`^usage: tempmail ${command} `));
+    expect(shown.stdout.split('\n')[0]).toMatch(new RegExp(`^usage: tempmail ${command}( |$)`));
     const [usage, env] = shown.stdout.split('environment:\n');
     for (const option of options) expect(usage).toMatch(new RegExp(`^  ${option}`, 'm'));
     for (const name of environment) expect(env).toContain(name);
@@ -110,13 +111,13 @@ describe('tempmail help, --version and usage errors', () => {
   it('an unknown command names the commands that exist, in one line, exit 2', () => {
     const wrong = run('frobnicate');
     expect(wrong).toMatchObject({ status: 2, stdout: '' });
-    expect(wrong.stderr).toBe('tempmail: unknown command: frobnicate (commands: keys create, keys list, keys revoke, replay, help); see tempmail --help\n');
+    expect(wrong.stderr).toBe('tempmail: unknown command: frobnicate (commands: serve, keys create, keys list, keys revoke, replay, help); see tempmail --help\n');
   });
 
   it.each([
     [['keys', 'create', '--plna', 'dev'], 'unknown option --plna for keys create (its options: --plan, --json, --stack, --region, --help)'],
     [['keys', 'list', '--version'], 'unknown option --version for keys list (its options: --json, --stack, --region, --help)'],
-    [['--verbose'], 'unknown option --verbose before a command (commands: keys create, keys list, keys revoke, replay, help)'],
+    [['--verbose'], 'unknown option --verbose before a command (commands: serve, keys create, keys list, keys revoke, replay, help)'],
     [['keys', 'create', '--plan'], `--plan needs a value (--plan <${PLAN_NAMES.join('|')}>)`],
     [['keys', 'create', '--plan', '--json'], `--plan needs a value (--plan <${PLAN_NAMES.join('|')}>)`],
     [['keys', 'list', '--json=yes'], '--json takes no value'],
