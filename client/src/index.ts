@@ -11,6 +11,7 @@ import type {
   Domains,
   Inbox,
   InboxCreated,
+  InboxEmptied,
   InboxList,
   Message,
   MessageList,
@@ -136,6 +137,20 @@ export class TempMailClient {
 
   async deleteInbox(inboxId: string): Promise<Deleted> {
     return this.json('DELETE', `/v1/inboxes/${segment(inboxId)}`);
+  }
+
+  /**
+   * Deletes every message of the inbox and keeps the inbox. A very large inbox takes more than one request (the API
+   * answers 202 with `finished: false` when a request runs out of time): this repeats it until the inbox is empty
+   * and resolves with the number deleted in all.
+   */
+  async emptyInbox(inboxId: string): Promise<InboxEmptied> {
+    let deleted = 0;
+    for (;;) {
+      const step = await this.json<InboxEmptied>('DELETE', `/v1/inboxes/${segment(inboxId)}/messages`);
+      deleted += step.deleted_count;
+      if (step.finished) return { deleted_count: deleted, finished: true };
+    }
   }
 
   /** Summaries, newest first; pass `next_cursor` back as `cursor` for the next page. */

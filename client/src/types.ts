@@ -110,6 +110,12 @@ export interface Deleted {
   deleted: true;
 }
 
+/** DELETE …/messages: what this request deleted, and whether the inbox is empty (`false`: repeat to go on). */
+export interface InboxEmptied {
+  deleted_count: number;
+  finished: boolean;
+}
+
 export interface Domains {
   domains: string[];
 }

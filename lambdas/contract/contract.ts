@@ -12,6 +12,8 @@ export interface RouteContract {
   /** 'redirect': a 302 to a pre-signed S3 URL (large payloads never pass through Lambda and API Gateway). */
   response: ZodType | 'binary' | 'redirect';
   status: number;
+  /** A second success: 202 when the work was cut short by the request's time and a repeat goes on (emptyInbox). */
+  unfinishedStatus?: 202;
   auth?: boolean;
 }
 
@@ -20,6 +22,7 @@ export const CONTRACT = {
   createInbox: { query: s.NoQuery, body: s.CreateInboxBody, response: s.InboxCreated, status: 201 },
   getInbox: { params: s.InboxPath, query: s.NoQuery, response: s.Inbox, status: 200 },
   deleteInbox: { params: s.InboxPath, query: s.NoQuery, response: s.Deleted, status: 200 },
+  emptyInbox: { params: s.InboxPath, query: s.NoQuery, response: s.InboxEmptied, status: 200, unfinishedStatus: 202 },
   listMessages: { params: s.InboxPath, query: s.ListMessagesQuery, response: s.MessageList, status: 200 },
   waitForMessage: { params: s.InboxPath, query: s.WaitQuery, response: s.WaitResult, status: 200 },
   getMessage: { params: s.MessagePath, query: s.NoQuery, response: s.Message, status: 200 },

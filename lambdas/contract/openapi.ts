@@ -65,6 +65,14 @@ const OPERATIONS: Record<Exclude<OperationName, 'getViewer' | 'getViewerAsset'>,
       'a very large inbox may need more than one request to empty (each spends about 20 s): a repeated delete goes on ' +
       '(200) until it is finished, then answers 404. Whatever a delete leaves is removed anyway (sweep locally, TTL on AWS).',
   },
+  emptyInbox: {
+    tag: 'Messages',
+    description:
+      'Deletes every message of the inbox with its attachments and keeps the inbox (its address, lifetime and webhooks): ' +
+      '`{"deleted_count": n, "finished": true}` with 200 once no message is left. A very large inbox may need more than one ' +
+      'request (each spends about 20 s): a request that runs out of time answers 202 with `finished: false`, and repeating ' +
+      'it goes on. Mail that arrives meanwhile may be deleted too.',
+  },
   listMessages: {
     tag: 'Messages',
     description:
@@ -199,6 +207,9 @@ export function openApiDocument(domains: string[]) {
           contract.response === 'redirect'
             ? { description: 'a redirect to a download link of the content (a pre-signed URL, valid for minutes)', headers: { ...requestIdHeader(true), Location: { required: true, schema: { type: 'string', format: 'uri' } } } }
             : { description: 'success', headers: requestIdHeader(true), content: successContent(route, contract) },
+        ...(contract.unfinishedStatus
+          ? { [String(contract.unfinishedStatus)]: { description: 'not finished within the request\'s time: repeat the request to go on', headers: requestIdHeader(true), content: successContent(route, contract) } }
+          : {}),
         ...errorResponses(route, contract),
       },
     };

@@ -19,6 +19,7 @@ const TABLE = [
   { name: 'createInbox', method: 'POST', path: '/v1/inboxes', auth: true, summary: 'Create an inbox' },
   { name: 'getInbox', method: 'GET', path: '/v1/inboxes/{inbox_id}', auth: true, summary: 'Get an inbox' },
   { name: 'deleteInbox', method: 'DELETE', path: '/v1/inboxes/{inbox_id}', auth: true, summary: 'Delete an inbox and all its messages' },
+  { name: 'emptyInbox', method: 'DELETE', path: '/v1/inboxes/{inbox_id}/messages', auth: true, summary: 'Delete every message of an inbox and keep the inbox' },
   { name: 'listMessages', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages', auth: true, summary: 'List messages, newest first' },
   { name: 'waitForMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/wait', auth: true, summary: 'Wait for a message to arrive' },
   { name: 'getMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}', auth: true, summary: 'Get a full message' },

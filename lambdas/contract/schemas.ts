@@ -214,6 +214,14 @@ export const WaitResult = named(
 );
 
 export const Deleted = named(z.object({ deleted: z.literal(true) }), 'Deleted');
+export const InboxEmptied = named(
+  z.object({
+    deleted_count: described(count(), 'messages this request deleted'),
+    finished: described(z.boolean(), 'true (200): the inbox held no message when the request ended; false (202): the request ran out of its time first, repeat it to go on'),
+  }),
+  'InboxEmptied',
+  'the answer of DELETE …/messages: 200 when finished, 202 when a repeat is needed',
+);
 export const Domains = named(z.object({ domains: z.array(z.string()) }), 'Domains');
 export const ErrorResponse = named(z.object({ error: z.object({ code: described(z.int().check(z.gte(400), z.lte(599)), 'the HTTP status'), message: z.string() }) }), 'Error');
 

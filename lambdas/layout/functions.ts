@@ -61,6 +61,9 @@ export const ROUTE_FUNCTIONS: Readonly<Record<RouteName, RouteFunction>> = {
   createInbox: { handler: 'api/create-inbox', access: ['accounts:query', 'table:put'] },
   getInbox: { handler: 'api/get-inbox', access: ['table:get'] },
   deleteInbox: { handler: 'api/delete-inbox', access: ['table:get', 'table:update', 'table:query', 'table:batch-write', 'table:delete', 'bucket:list', 'bucket:delete'], timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS },
+  // Lists a batch of the inbox's messages, then deletes each with its count (a transaction) and its objects (list +
+  // delete), as deleteMessage does; for at most its budget, like deleteInbox.
+  emptyInbox: { handler: 'api/empty-inbox', access: ['table:get', 'table:query', 'table:update', 'table:delete', 'bucket:list', 'bucket:delete'], timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS },
   listMessages: { handler: 'api/list-messages', access: ['table:get', 'table:query'] },
   waitForMessage: { handler: 'api/wait-for-message', access: ['table:get', 'table:query', 'bucket:read'], timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS, longPoll: true },
   getMessage: { handler: 'api/get-message', access: ['table:get', 'bucket:read'] },

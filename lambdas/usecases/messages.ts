@@ -77,6 +77,35 @@ export async function deleteMessage(ctx: AppContext, caller: Caller, inboxId: st
   await ctx.stores.blobs.deletePrefix(blobKeys.message(inboxId, message.id));
 }
 
+/** Messages deleted at once while an inbox is emptied: each is one transaction (item and count) and its objects. */
+const EMPTY_BATCH = 25;
+
+/**
+ * DELETE …/messages: the inbox stays (address, lifetime, webhooks), its messages go, each as deleteMessage removes
+ * one (the item and the inbox's count together, then its objects), a batch at a time for at most `deleteBudgetMs`,
+ * as a DELETE of the inbox does. Out of time, the answer says so (`finished: false`) and a repeat goes on. Mail that
+ * arrives meanwhile may go too: it is in the inbox when a batch is listed.
+ */
+export async function emptyInbox(ctx: AppContext, caller: Caller, inboxId: string): Promise<{ deleted_count: number; finished: boolean }> {
+  const inbox = await ownedInbox(ctx, caller, inboxId);
+  const deadline = ctx.now() + ctx.settings.deleteBudgetMs;
+  let deleted = 0;
+  for (;;) {
+    const batch = await ctx.stores.inboxes.listMessages(inbox.id, EMPTY_BATCH);
+    const removed = await Promise.all(
+      batch.items.map(async (message) => {
+        // False when another request deleted it meanwhile: it is not counted twice.
+        if (!(await ctx.stores.inboxes.deleteMessage(inbox.id, message.id))) return 0;
+        await ctx.stores.blobs.deletePrefix(blobKeys.message(inbox.id, message.id));
+        return 1;
+      }),
+    );
+    deleted += removed.reduce<number>((sum, n) => sum + n, 0);
+    if (!batch.last) return { deleted_count: deleted, finished: true };
+    if (ctx.now() >= deadline) return { deleted_count: deleted, finished: false };
+  }
+}
+
 export interface WaitQuery {
   timeout?: number;
   after?: string;

@@ -281,6 +281,21 @@ export function createServer(client: TempMailClient): McpServer {
   );
 
   server.registerTool(
+    'empty_inbox',
+    {
+      title: 'Empty an inbox',
+      description: 'Deletes every message of the inbox, immediately and permanently, and keeps the inbox with its address and lifetime. Emptying an empty inbox deletes nothing.',
+      inputSchema: z.strictObject({ inbox_id: inboxId }),
+      outputSchema: { deleted_count: z.number(), finished: z.boolean() },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    },
+    ({ inbox_id }) => tool(async () => {
+      const result = await client.emptyInbox(inbox_id);
+      return ok(`Deleted ${result.deleted_count} message(s) of inbox ${inbox_id}; the inbox is kept, now empty.`, { ...result });
+    }),
+  );
+
+  server.registerTool(
     'list_domains',
     {
       title: 'List domains',

@@ -60,7 +60,7 @@ describe('tempmail-mcp over stdio', () => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual([
-      'create_inbox', 'delete_inbox', 'extract_verification', 'get_inbox', 'get_message', 'list_domains', 'list_inboxes', 'list_messages', 'wait_for_message',
+      'create_inbox', 'delete_inbox', 'empty_inbox', 'extract_verification', 'get_inbox', 'get_message', 'list_domains', 'list_inboxes', 'list_messages', 'wait_for_message',
     ]);
     for (const name of ['list_inboxes', 'get_inbox', 'list_messages', 'get_message', 'list_domains', 'wait_for_message', 'extract_verification']) {
       expect(byName[name].annotations?.readOnlyHint).toBe(true);
@@ -117,6 +117,10 @@ describe('tempmail-mcp over stdio', () => {
     expect((await call(client, 'get_inbox', { inbox_id: id })).structuredContent.message_count).toBe(1);
     expect((await call(client, 'list_domains')).structuredContent.domains[0]).toBe('tempmail.local');
 
+    const emptied = await call(client, 'empty_inbox', { inbox_id: id });
+    expect(emptied.structuredContent).toEqual({ deleted_count: 1, finished: true });
+    expect(emptied.content[0].text).toBe(`Deleted 1 message(s) of inbox ${id}; the inbox is kept, now empty.`);
+    expect((await call(client, 'get_inbox', { inbox_id: id })).structuredContent).toMatchObject({ message_count: 0, status: 'active' });
     expect((await call(client, 'delete_inbox', { inbox_id: id })).structuredContent).toEqual({ deleted: true });
     const gone = await call(client, 'get_inbox', { inbox_id: id });
     expect(gone.isError).toBe(true);

@@ -138,6 +138,8 @@ const GRANTS: Record<string, string[]> = {
   // Reads the inbox, marks it deleting, deletes its objects (list + delete), queries and batch-deletes its messages,
   // then deletes the inbox and its claim.
   DeleteInboxFunction: ['dynamodb:BatchWriteItem table', 'dynamodb:DeleteItem table', 'dynamodb:GetItem table', 'dynamodb:Query table', 'dynamodb:UpdateItem table', 's3:DeleteObject bucket inboxes/*', LIST_INBOXES],
+  // Reads the inbox, lists a batch of its messages, deletes each with the count in one transaction and its objects.
+  EmptyInboxFunction: ['dynamodb:DeleteItem table', 'dynamodb:GetItem table', 'dynamodb:Query table', 'dynamodb:UpdateItem table', 's3:DeleteObject bucket inboxes/*', LIST_INBOXES],
   ListMessagesFunction: ['dynamodb:GetItem table', 'dynamodb:Query table'],
   // Polls the messages since the cursor, then reads the message and its body object (a missing one is 404: ListBucket).
   WaitForMessageFunction: ['dynamodb:GetItem table', 'dynamodb:Query table', 's3:GetObject bucket inboxes/*', LIST_INBOXES],

@@ -1,6 +1,6 @@
 /** The typed client against the shared local stack: every endpoint, and errors as typed exceptions. */
 import { TempMailApiError, TempMailClient, TempMailNetworkError } from '../../client/src';
-import { sendMail } from '../support/mail';
+import { eventually, sendMail } from '../support/mail';
 import { sharedStack } from '../support/shared';
 
 const stack = sharedStack();
@@ -27,6 +27,10 @@ it('covers every endpoint', async () => {
   expect(await client.waitForMessage(created.id, { timeout: 1, after: id })).toEqual({ message: null, timed_out: true });
   expect(await client.deleteMessage(created.id, id)).toEqual({ deleted: true });
   expect((await client.getInbox(created.id)).message_count).toBe(0);
+  for (const n of [1, 2]) await sendMail(stack.smtpPort, { to: created.email, subject: `to empty ${n}`, text: 'x' });
+  await eventually(async () => (await client.getInbox(created.id)).message_count === 2, 10_000, 'two messages');
+  expect(await client.emptyInbox(created.id)).toEqual({ deleted_count: 2, finished: true });
+  expect(await client.getInbox(created.id)).toMatchObject({ id: created.id, message_count: 0, status: 'active' });
   expect(await client.deleteInbox(created.id)).toEqual({ deleted: true });
 });
 

@@ -40,6 +40,11 @@ const ABSENT_MESSAGE = 'msg_00000000000000000000000000';
 const ABSENT_WEBHOOK = 'wh_00000000000000000000';
 /** Declared but not producible on a healthy local stack without fault injection. */
 const NOT_PRODUCIBLE_LOCALLY = new Set(['500']);
+/**
+ * Pairs the shared stack cannot produce: an emptying cut short by its time needs a stack with no time for it
+ * (TEMPMAIL_DELETE_BUDGET_MS=0): delete-inbox.test.ts has one, and checks its 202s against this document.
+ */
+const PRODUCED_ELSEWHERE = new Set(['emptyInbox 202']);
 
 let doc: Json;
 let operations: Operation[];
@@ -200,6 +205,7 @@ it('answers every success as declared', async () => {
   await call(op('listDomains'), 200);
   await call(op('getOpenApi'), 200);
   await call(op('deleteMessage'), 200, { ids: { inbox, message } });
+  await call(op('emptyInbox'), 200, { ids: { inbox } });
   await call(op('deleteInbox'), 200, { ids: { inbox } });
   // Webhooks (the local form allows a loopback endpoint; nothing needs to answer there for these calls).
   const hook = JSON.parse((await call(op('createWebhook'), 201, { body: JSON.stringify({ url: 'http://127.0.0.1:9/openapi-hook' }) })).text);
@@ -276,5 +282,5 @@ describe('with DynamoDB down', () => {
 it('has exercised every declared status of every operation that the local stack can produce', () => {
   // Every declared (operation, status) was seen live, except what only a fault inside the service produces.
   const declared = operations.flatMap((o) => Object.keys(o.spec.responses).filter((s) => !NOT_PRODUCIBLE_LOCALLY.has(s)).map((s) => `${o.id} ${s}`));
-  expect(declared.filter((pair) => !validated.has(pair))).toEqual([]);
+  expect(declared.filter((pair) => !validated.has(pair) && !PRODUCED_ELSEWHERE.has(pair))).toEqual([]);
 });
