@@ -31,8 +31,13 @@ export interface LocalConfig {
   bundleDir?: string;
   sweepIntervalMs: number;
   authorizerCacheSeconds: number;
-  /** False: no key is ever throttled (a CI pipeline sending bursts, as Mailpit never limits). */
-  rateLimits: boolean;
+  /**
+   * Which keys the plans' token buckets throttle: `plan-keys` (the default) every key but the stack's dev key (the
+   * local account, never limited, as Mailpit never limits), so that seeded keys and keys made with `--plan` keep
+   * their plan's limits and a test of 429 stays possible; `all` (TEMPMAIL_RATE_LIMITS=on) the dev key too; `none`
+   * (TEMPMAIL_RATE_LIMITS=off) no key at all (a CI pipeline sending bursts on seeded keys).
+   */
+  rateLimits: 'plan-keys' | 'all' | 'none';
   /** An idle SMTP client is disconnected after this long. */
   smtpSocketTimeoutMs: number;
   /** The SMTP tarpit's step (local/smtp.ts): past 3 refused recipients in a session, each further one waits n × this. */
@@ -46,7 +51,7 @@ export interface LocalConfig {
   smtpAuth: boolean;
   /** Accepted mails being ingested at once; more wait before their 250 (backpressure). */
   ingestConcurrency: number;
-  /** Print a fresh dev key when the store has none. */
+  /** Keep a dev key in `<data folder>/dev-key` (made when absent) and print it (TEMPMAIL_NO_DEV_KEY=1: neither). */
   printDevKey: boolean;
   webhooks: {
     /** Seconds before each retry (TEMPMAIL_WEBHOOK_RETRY_SCHEDULE replaces the default, e.g. `1,2,4`). */
@@ -138,11 +143,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
     smtpTlsFiles: tlsFiles(env.TEMPMAIL_SMTP_TLS_CERT, env.TEMPMAIL_SMTP_TLS_KEY),
     smtpAuth: onOff(env.TEMPMAIL_SMTP_AUTH, true, 'TEMPMAIL_SMTP_AUTH'),
     ingestConcurrency: Math.max(1, count(env.TEMPMAIL_INGEST_CONCURRENCY, store === 'embedded' ? 4 : 2, 'TEMPMAIL_INGEST_CONCURRENCY')),
-    rateLimits: (() => {
-      const value = (env.TEMPMAIL_RATE_LIMITS || 'on').toLowerCase();
-      if (value !== 'on' && value !== 'off') throw new ConfigError(`TEMPMAIL_RATE_LIMITS must be on or off, not "${env.TEMPMAIL_RATE_LIMITS}"`);
-      return value === 'on';
-    })(),
+    rateLimits: env.TEMPMAIL_RATE_LIMITS ? (onOff(env.TEMPMAIL_RATE_LIMITS, true, 'TEMPMAIL_RATE_LIMITS') ? 'all' : 'none') : 'plan-keys',
     authorizerCacheSeconds: count(env.TEMPMAIL_AUTHORIZER_CACHE_SECONDS, AUTHORIZER_CACHE_SECONDS, 'TEMPMAIL_AUTHORIZER_CACHE_SECONDS'),
     printDevKey: env.TEMPMAIL_NO_DEV_KEY !== '1',
     webhooks: {
@@ -206,6 +207,12 @@ export function usePrebuiltViewer(dir: string): void {
 }
 export const viewerIsPrebuilt = (): boolean => prebuiltViewer !== undefined;
 export const viewerBuildDir = (dataDir: string) => prebuiltViewer ?? path.join(dataDir, 'viewer');
+
+/**
+ * The dev key's file: the local account's credential, kept for its user (mode 0600, in a folder that is 0700) so
+ * that scripts read it (`KEY=$(cat .tempmail/dev-key)`). The store keeps only its hash, as for every key.
+ */
+export const devKeyFile = (dataDir: string) => path.join(dataDir, 'dev-key');
 
 /** Where the SMTP server spools DATA past 1 MB: inside the data folder, emptied when the stack starts. */
 export const smtpSpoolDir = (dataDir: string) => path.join(dataDir, 'smtp-spool');

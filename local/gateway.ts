@@ -37,6 +37,8 @@ export interface GatewayOptions {
   authorizerCacheSeconds: number;
   /** False: the plans' token buckets are not applied (TEMPMAIL_RATE_LIMITS=off). */
   rateLimits: boolean;
+  /** SHA-256 of keys the token buckets never throttle (the stack's dev key, unless TEMPMAIL_RATE_LIMITS=on). */
+  unthrottledKeyHashes?: ReadonlySet<string>;
   /** Logs one line per request when set (never headers: they carry the key). */
   log?: (line: string) => void;
 }
@@ -382,7 +384,7 @@ export class LocalGateway {
     if (result.policyDocument.Statement.some((s) => s.Effect === 'Deny')) return { reply: gatewayError('ACCESS_DENIED', requestId) };
     const context: Record<string, unknown> = { ...(result.context ?? {}), principalId: result.principalId };
     const plan = context.plan;
-    if (this.options.rateLimits && isPlanName(plan) && result.usageIdentifierKey) {
+    if (this.options.rateLimits && isPlanName(plan) && result.usageIdentifierKey && !this.options.unthrottledKeyHashes?.has(keyHash)) {
       const wait = this.buckets.take(keyHash, this.options.ctx.settings.plans[plan]);
       if (wait > 0) return { reply: gatewayError('THROTTLED', requestId, { 'Retry-After': String(wait) }) };
     }

@@ -4,7 +4,8 @@
  */
 import { ConfigError } from '../lambdas/config/app-config';
 import { burstOf } from '../lambdas/core/plans';
-import { configFromEnv } from './config';
+import path from 'node:path';
+import { configFromEnv, devKeyFile } from './config';
 import { startLocalStack } from './stack';
 import { stopOnSignals } from './foreground';
 
@@ -17,12 +18,14 @@ async function run(): Promise<void> {
   viewer    ${stack.apiUrl}/   (the web inbox viewer: paste a key)
   SMTP      ${config.host}:${stack.smtpPort}   domains: ${config.domains.join(', ')}
   store     ${store}`);
-  const dev = config.rateLimits ? `${burstOf(stack.ctx.settings.plans.dev)}-request burst, ${stack.ctx.settings.plans.dev.requests_per_minute}/min` : 'never rate limited (TEMPMAIL_RATE_LIMITS=off)';
+  const plan = stack.ctx.settings.plans.dev;
+  const limited = `${burstOf(plan)}-request burst, ${plan.requests_per_minute}/min`;
   if (stack.devKey) {
-    console.log(`  dev key   ${stack.devKey}   (shown once; make more with: npx tempmail keys create --plan dev)`);
-    console.log(`            dev plan: ${dev}, ${stack.ctx.settings.plans.dev.emails_per_day} mails/day; TEMPMAIL_RATE_LIMITS=off lifts the rate limit for CI bursts`);
+    const rate = config.rateLimits === 'all' ? `rate limited as the dev plan (${limited})` : 'never rate limited';
+    const file = path.relative(process.cwd(), devKeyFile(config.dataDir));
+    console.log(`  dev key   ${stack.devKey}   (${stack.devKeyMade ? 'made now; ' : ''}scripts: KEY=$(cat ${file.startsWith('..') ? devKeyFile(config.dataDir) : file}))`);
+    console.log(`            the local account: ${rate}, ${plan.emails_per_day} mails/day; keys made with \`npx tempmail keys create --plan dev\` are accounts of their own${config.rateLimits === 'none' ? '' : ` with their plan's rate limits (dev: ${limited})`}`);
   }
-  else if (stack.hadKeys && config.printDevKey) console.log('  keys      this data folder has keys already; make one with: npx tempmail keys create --plan dev');
   console.log('READY');
   stopOnSignals(stack, 'local');
 }

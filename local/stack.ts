@@ -11,8 +11,9 @@ import { ConfigError } from '../lambdas/config/app-config';
 import { appContext } from '../lambdas/app/context';
 import { installContext } from '../lambdas/app/current';
 import type { IngestContext } from '../lambdas/usecases/context';
-import { ensureKey, issueKey, listKeys } from '../lambdas/usecases/keys';
-import { serviceConfig, smtpSpoolDir, viewerBuildDir, viewerIsPrebuilt, type LocalConfig } from './config';
+import { hashApiKey } from '../lambdas/core/ids';
+import { ensureKey, findKey, issueKey } from '../lambdas/usecases/keys';
+import { devKeyFile, serviceConfig, smtpSpoolDir, viewerBuildDir, viewerIsPrebuilt, type LocalConfig } from './config';
 import { LocalGateway } from './gateway';
 import { startSweeper } from './sweep';
 import { LocalMailServer } from './smtp';
@@ -25,10 +26,10 @@ export interface LocalStack {
   /** The stand-ins' endpoints (dynamodb form only). */
   dynamoEndpoint?: string;
   s3Endpoint?: string;
-  /** A dev key made at this start because the store had none (printed once, never stored). */
+  /** The local account's key, kept in `<data folder>/dev-key` (absent with TEMPMAIL_NO_DEV_KEY=1). */
   devKey?: string;
-  /** True when the store held keys already (a restart): the banner says how to get one. */
-  hadKeys: boolean;
+  /** True when the dev key was made at this start (a fresh data folder, or its dev key file gone or revoked). */
+  devKeyMade: boolean;
   ctx: IngestContext;
   stop(): Promise<void>;
 }
@@ -98,6 +99,32 @@ export function runningStackOf(dataDir: string): StackState | null {
   return state;
 }
 
+/**
+ * The local account: the dev key in `<data folder>/dev-key`, made (a dev-plan key of a new account) when the file
+ * is absent or names a key the store no longer accepts (revoked, or a store started afresh). One account by default:
+ * the key `npm start` prints, the one scripts read from the file and the one the viewer is given are the same, and
+ * catch-all mail (TEMPMAIL_CATCH_ALL) lands in its inboxes. Keys made with `tempmail keys create` are accounts of
+ * their own. The file is written whole, mode 0600: it is its user's credential, as the store keeps only hashes.
+ */
+async function ensureDevKey(ctx: IngestContext, dataDir: string): Promise<{ key: string; accountId: string; made: boolean }> {
+  const file = devKeyFile(dataDir);
+  let kept: string | undefined;
+  try {
+    kept = fs.readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (kept) {
+    const record = await findKey(ctx, kept);
+    if (record && !record.revoked_at) return { key: kept, accountId: record.account_id, made: false };
+  }
+  const issued = await issueKey(ctx, 'dev');
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, `${issued.key}\n`, { mode: 0o600 });
+  fs.renameSync(temporary, file);
+  return { key: issued.key, accountId: issued.record.account_id, made: true };
+}
+
 /** A port that is taken is a start-up error that says so, never a stack that talks to another one's data. */
 async function listenOrExplain<T>(what: string, port: number, setting: string, listen: () => Promise<T>): Promise<T> {
   try {
@@ -152,8 +179,7 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
     stops.push(() => dispatcher.stop());
 
     for (const seed of config.seedKeys) await ensureKey(ctx, seed.plan, seed.key);
-    const hadKeys = (await listKeys(ctx)).length > 0;
-    const devKey = config.printDevKey && !hadKeys ? (await issueKey(ctx, 'dev')).key : undefined;
+    const dev = config.printDevKey ? await ensureDevKey(ctx, config.dataDir) : undefined;
 
     const gateway = new LocalGateway({
       host: config.host,
@@ -161,7 +187,9 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
       ctx,
       bundleDir: config.bundleDir,
       authorizerCacheSeconds: config.authorizerCacheSeconds,
-      rateLimits: config.rateLimits,
+      rateLimits: config.rateLimits !== 'none',
+      // The local account is never throttled unless asked (TEMPMAIL_RATE_LIMITS=on); keys of a plan keep their limits.
+      unthrottledKeyHashes: new Set(dev && config.rateLimits === 'plan-keys' ? [hashApiKey(dev.key)] : []),
     });
     const apiUrl = await listenOrExplain('API', config.port, 'PORT', () => gateway.listen());
     stops.push(() => gateway.close());
@@ -187,7 +215,7 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
     fs.writeFileSync(stateFile(config.dataDir), JSON.stringify(state, null, 2));
     stops.push(() => fs.rmSync(stateFile(config.dataDir), { force: true }));
 
-    return { apiUrl, smtpPort, dynamoEndpoint: endpoints?.dynamodb, s3Endpoint: endpoints?.s3, devKey, hadKeys, ctx, stop: stopAll };
+    return { apiUrl, smtpPort, dynamoEndpoint: endpoints?.dynamodb, s3Endpoint: endpoints?.s3, devKey: dev?.key, devKeyMade: dev?.made ?? false, ctx, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

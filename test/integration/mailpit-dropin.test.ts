@@ -3,6 +3,7 @@
  * required, SMTP credentials) sends to the stack over real SMTP with nodemailer, and the mail is read back over the
  * API. Each stack here is `npm start` in a child process with its own data folder.
  */
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,6 +15,18 @@ import { http } from '../support/http';
 import { eventually, smtpSession } from '../support/mail';
 import { startStack, type StackHandle } from '../support/stack';
 import { smtpTlsFiles } from '../../local/smtp-tls';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+/** The admin CLI as a user runs it, on a stack's data folder. */
+const tempmail = (dataDir: string, ...args: string[]) =>
+  spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tempmail'), args, { cwd: ROOT, env: { ...process.env, TEMPMAIL_DATA_DIR: dataDir }, encoding: 'utf8', timeout: 60_000 });
+
+/** The statuses of `n` requests sent at once on `key` (GET /v1/domains, the cheapest route). */
+const burst = async (stack: StackHandle, key: string, n: number) =>
+  Promise.all(Array.from({ length: n }, () => http(stack.apiUrl, key)('GET', '/v1/domains').then((r) => r.status)));
+
+/** `npm start` as a user runs it: no TEMPMAIL_NO_DEV_KEY (the test stacks set it), the seeded keys kept beside. */
+const withDevKey = (env: Record<string, string> = {}) => ({ store: 'embedded' as const, env: { TEMPMAIL_NO_DEV_KEY: '0', ...env } });
 
 const name = (p: string) => `${p}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
@@ -137,5 +150,75 @@ describe('TEMPMAIL_SMTP_TLS_CERT / _KEY and TEMPMAIL_SMTP_AUTH=off', () => {
 
   it('refuses to start with only one of the two settings, naming them', async () => {
     await expect(startStack({ store: 'embedded', env: { TEMPMAIL_SMTP_TLS_CERT: own.cert } })).rejects.toThrow(/TEMPMAIL_SMTP_TLS_CERT and TEMPMAIL_SMTP_TLS_KEY go together/);
+  });
+});
+
+describe('one local account: the dev key in <data folder>/dev-key, never rate limited unless asked', () => {
+  let stack: StackHandle;
+  beforeAll(async () => {
+    stack = await startStack(withDevKey());
+  });
+  afterAll(() => stack?.stop());
+  const devKey = () => fs.readFileSync(path.join(stack.dataDir, 'dev-key'), 'utf8').trim();
+
+  it('writes the printed dev key to the file, mode 0600, and the key works', async () => {
+    const file = path.join(stack.dataDir, 'dev-key');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(devKey()).toMatch(/^tm_\w{20,}$/);
+    expect(stack.output()).toContain(devKey());
+    expect((await http(stack.apiUrl, devKey())('GET', '/v1/domains')).status).toBe(200);
+    // The store keeps its hash only.
+    expect(fs.readFileSync(path.join(stack.dataDir, 'tempmail.db')).includes(Buffer.from(devKey()))).toBe(false);
+  });
+
+  it('the dev key is never throttled; a seeded dev-plan key and one made with `keys create --plan dev` keep the plan limit (429)', async () => {
+    expect((await burst(stack, devKey(), 150)).filter((s) => s !== 200)).toEqual([]);
+    expect(await burst(stack, stack.keys.dev, 40)).toContain(429);
+    const created = tempmail(stack.dataDir, 'keys', 'create', '--plan', 'dev');
+    expect(created.status).toBe(0);
+    expect(await burst(stack, created.stdout.trim(), 40)).toContain(429);
+  });
+
+  it('keys made with the CLI are accounts of their own: they do not see the dev account\'s inboxes', async () => {
+    const mine = (await http(stack.apiUrl, devKey())('POST', '/v1/inboxes', { username: name('mine-') })).body;
+    const other = tempmail(stack.dataDir, 'keys', 'create', '--plan', 'enterprise').stdout.trim();
+    expect((await http(stack.apiUrl, other)('GET', `/v1/inboxes/${mine.id}`)).status).toBe(404);
+    expect((await http(stack.apiUrl, devKey())('GET', `/v1/inboxes/${mine.id}`)).status).toBe(200);
+  });
+
+  it('a restart keeps the same key (and account); a revoked dev key is replaced by a new one at the next start', async () => {
+    const before = devKey();
+    const inbox = (await http(stack.apiUrl, before)('POST', '/v1/inboxes', {})).body;
+    await stack.stop();
+    await stack.restart();
+    expect(devKey()).toBe(before);
+    expect((await http(stack.apiUrl, before)('GET', `/v1/inboxes/${inbox.id}`)).status).toBe(200);
+    expect(tempmail(stack.dataDir, 'keys', 'revoke', before).status).toBe(0);
+    await stack.stop();
+    await stack.restart();
+    expect(devKey()).not.toBe(before);
+    expect(fs.statSync(path.join(stack.dataDir, 'dev-key')).mode & 0o777).toBe(0o600);
+    expect((await http(stack.apiUrl, devKey())('GET', '/v1/domains')).status).toBe(200);
+  });
+});
+
+describe('TEMPMAIL_RATE_LIMITS=on limits the dev key too; TEMPMAIL_NO_DEV_KEY=1 writes none', () => {
+  it('throttles the dev key as the dev plan', async () => {
+    const stack = await startStack(withDevKey({ TEMPMAIL_RATE_LIMITS: 'on' }));
+    try {
+      const key = fs.readFileSync(path.join(stack.dataDir, 'dev-key'), 'utf8').trim();
+      expect(await burst(stack, key, 40)).toContain(429);
+    } finally {
+      await stack.stop();
+    }
+  });
+
+  it('has no dev key file with TEMPMAIL_NO_DEV_KEY=1 (the test stacks\' setting)', async () => {
+    const stack = await startStack({ store: 'embedded' });
+    try {
+      expect(fs.existsSync(path.join(stack.dataDir, 'dev-key'))).toBe(false);
+    } finally {
+      await stack.stop();
+    }
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Rate-limit accuracy: a dev key driven at five times its rate is served at its rate (±10%) once the burst is
+ * Rate-limit accuracy: a seeded dev-plan key (keys of a plan keep their limits; only the stack's own dev key is unlimited by default) driven at five times its rate is served at its rate (±10%) once the burst is
  * spent. The window is shortened through TEMPMAIL_PLAN_OVERRIDES: 600 requests a minute is "60 a minute" in 6 s.
  */
 import { http } from '../support/http';
