@@ -49,6 +49,8 @@ export interface LocalConfig {
   smtpTlsFiles?: { cert: string; key: string };
   /** AUTH PLAIN and LOGIN offered and any credentials accepted, as Mailpit does (TEMPMAIL_SMTP_AUTH=off: not offered). */
   smtpAuth: boolean;
+  /** Mail to an address of our domains without an inbox creates one for the dev key's account (TEMPMAIL_CATCH_ALL=1). */
+  catchAll: boolean;
   /** Accepted mails being ingested at once; more wait before their 250 (backpressure). */
   ingestConcurrency: number;
   /** Keep a dev key in `<data folder>/dev-key` (made when absent) and print it (TEMPMAIL_NO_DEV_KEY=1: neither). */
@@ -142,6 +144,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
     smtpTarpitStepMs: count(env.TEMPMAIL_SMTP_TARPIT_MS, 250, 'TEMPMAIL_SMTP_TARPIT_MS'),
     smtpTlsFiles: tlsFiles(env.TEMPMAIL_SMTP_TLS_CERT, env.TEMPMAIL_SMTP_TLS_KEY),
     smtpAuth: onOff(env.TEMPMAIL_SMTP_AUTH, true, 'TEMPMAIL_SMTP_AUTH'),
+    catchAll: catchAll(env),
     ingestConcurrency: Math.max(1, count(env.TEMPMAIL_INGEST_CONCURRENCY, store === 'embedded' ? 4 : 2, 'TEMPMAIL_INGEST_CONCURRENCY')),
     rateLimits: env.TEMPMAIL_RATE_LIMITS ? (onOff(env.TEMPMAIL_RATE_LIMITS, true, 'TEMPMAIL_RATE_LIMITS') ? 'all' : 'none') : 'plan-keys',
     authorizerCacheSeconds: count(env.TEMPMAIL_AUTHORIZER_CACHE_SECONDS, AUTHORIZER_CACHE_SECONDS, 'TEMPMAIL_AUTHORIZER_CACHE_SECONDS'),
@@ -163,6 +166,13 @@ function schedule(value: string): number[] {
   } catch (error) {
     throw new ConfigError(`TEMPMAIL_WEBHOOK_RETRY_SCHEDULE: ${(error as Error).message}`);
   }
+}
+
+/** Catch-all mail goes to the dev key's account: a stack without one has nowhere to put it. */
+function catchAll(env: NodeJS.ProcessEnv): boolean {
+  const on = flag(env.TEMPMAIL_CATCH_ALL, false, 'TEMPMAIL_CATCH_ALL');
+  if (on && env.TEMPMAIL_NO_DEV_KEY === '1') throw new ConfigError('TEMPMAIL_CATCH_ALL=1 delivers to the dev key\'s account: it cannot go with TEMPMAIL_NO_DEV_KEY=1');
+  return on;
 }
 
 /** A certificate needs its key: both settings or neither. */

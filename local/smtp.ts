@@ -16,6 +16,7 @@ import path from 'node:path';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { DependencyUnavailable } from '../lambdas/core/errors';
 import { MAX_MESSAGE_BYTES, MAX_RECIPIENTS } from '../lambdas/core/limits';
+import type { Caller } from '../lambdas/core/model';
 import type { IngestContext } from '../lambdas/usecases/context';
 import { acceptInbound, finishInbound, ingestInbound, newMailId, pendingInbound, type Envelope } from '../lambdas/usecases/inbound';
 import { admitMail, admitRecipient, QuotaReservations, reserveAccepted, type Admission } from '../lambdas/usecases/ingest';
@@ -39,6 +40,8 @@ export interface MailServerOptions {
   tls: { key: Buffer; cert: Buffer };
   /** AUTH PLAIN and LOGIN are offered and any credentials accepted (nothing is checked: there is nothing to protect locally). */
   auth: boolean;
+  /** Catch-all (TEMPMAIL_CATCH_ALL): mail to an address of our domains without an inbox creates one for this account. */
+  catchAllFor?: Caller;
   log: (line: string) => void;
 }
 
@@ -72,6 +75,7 @@ const REFUSALS: Record<Exclude<Admission, 'ok'>, SmtpReply> = {
   'unknown-inbox': NO_MAILBOX,
   'expired-inbox': NO_MAILBOX,
   quota: new SmtpReply(452, "4.2.2 Daily e-mail limit of this inbox's account reached"),
+  'inbox-limit': new SmtpReply(452, "4.2.2 Catch-all cannot create this inbox: the account holds its plan's most live inboxes; delete one or let one expire"),
 };
 
 /** The smtp-server connection objects, as far as closing idle ones needs them. */
@@ -203,10 +207,10 @@ export class LocalMailServer {
     // Refused recipients count too: without them a session could probe 20,000 addresses in a second.
     const rejected = this.rejected.get(session.id) ?? 0;
     if (session.envelope.rcptTo.length + rejected >= MAX_RECIPIENTS) throw new SmtpReply(452, '4.5.3 Too many recipients');
-    const admission = await admitRecipient(this.options.ctx, address.address, this.reservations);
+    const admission = await admitRecipient(this.options.ctx, address.address, this.reservations, { catchAllFor: this.options.catchAllFor });
     if (admission === 'ok') return;
     // A full quota (452) says nothing about the address and a sender retries it later: neither counted nor slowed.
-    if (admission === 'quota') throw REFUSALS.quota;
+    if (admission === 'quota' || admission === 'inbox-limit') throw REFUSALS[admission];
     this.rejected.set(session.id, rejected + 1);
     const wait = tarpitDelayMs(rejected + 1, this.options.tarpitStepMs);
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));

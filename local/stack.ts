@@ -204,6 +204,7 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
       tarpitStepMs: config.smtpTarpitStepMs,
       tls: await smtpTlsPair(config.dataDir, config.smtpTlsFiles),
       auth: config.smtpAuth,
+      catchAllFor: config.catchAll && dev ? { account_id: dev.accountId, plan: 'dev' } : undefined,
       log,
     });
     const smtpPort = await listenOrExplain('SMTP', config.smtpPort, 'SMTP_PORT', () => mail.listen());

@@ -7,16 +7,17 @@
  *   stored in full) stores a degraded message instead (headers, the body as text, the raw mail, `parse_error`);
  *   only transient faults throw, to be retried (by the SMTP stand-in; on AWS by Lambda, then the dead-letter queue).
  */
-import { inboxAddressFor, isOurDomain } from '../core/address';
-import { isTransient } from '../core/errors';
+import { inboxAddressFor, isOurDomain, reservedUsername } from '../core/address';
+import { ApiError, isTransient } from '../core/errors';
 import { extractCodes, extractLinks } from '../core/extract';
 import { messageIdFrom } from '../core/ids';
 import { isExpired, receivedBeforeInbox, utcDay } from '../core/inbox';
 import { MESSAGE_CAPS } from '../core/limits';
 import { boundedFileName, boundedHeaders, boundedLinks, messageItem, summaryFields } from '../core/message';
-import type { AttachmentRecord, AuthVerdicts, InboxRoute, MessageRecord } from '../core/model';
+import type { AttachmentRecord, AuthVerdicts, Caller, InboxRoute, MessageRecord } from '../core/model';
 import { blobKeys, type ParsedMail } from '../core/ports';
 import type { AppContext, IngestContext } from './context';
+import { createInbox } from './inboxes';
 
 export interface InboundMail {
   /** SES's message id (locally: the SMTP stand-in's). The raw message is at `inbound/<id>`. */
@@ -54,7 +55,8 @@ export async function liveInbox(ctx: Pick<AppContext, 'stores' | 'now'>, address
   return inbox;
 }
 
-export type Admission = 'ok' | 'not-our-domain' | 'unknown-inbox' | 'expired-inbox' | 'quota';
+/** `inbox-limit`: catch-all would create the recipient's inbox, but its account holds its plan's most live inboxes. */
+export type Admission = 'ok' | 'not-our-domain' | 'unknown-inbox' | 'expired-inbox' | 'quota' | 'inbox-limit';
 
 /**
  * Mail that got (or is about to get) a 250 and is not stored yet, counted per account and UTC day, so that the daily
@@ -161,13 +163,41 @@ async function underLimit(ctx: AppContext, inbox: InboxRoute, units: number, res
  * Whether mail for `recipient` can be accepted now: our domain, a live inbox, and room under the inbox's account's
  * daily limit (the SMTP stand-in's RCPT check; the limit is enforced exactly by `admitMail`).
  */
-export async function admitRecipient(ctx: AppContext, recipient: string, reservations = new QuotaReservations()): Promise<Admission> {
+export async function admitRecipient(
+  ctx: AppContext,
+  recipient: string,
+  reservations = new QuotaReservations(),
+  options: { catchAllFor?: Caller } = {},
+): Promise<Admission> {
   if (!isOurDomain(recipient, ctx.settings.domains)) return 'not-our-domain';
   const address = inboxAddressFor(recipient, ctx.settings.domains);
   if (!address) return 'unknown-inbox';
-  const inbox = await liveInbox(ctx, address);
+  const found = await liveInbox(ctx, address);
+  const inbox = typeof found === 'string' && options.catchAllFor ? await catchAllInbox(ctx, options.catchAllFor, address) : found;
   if (typeof inbox === 'string') return inbox;
   return (await underLimit(ctx, inbox, 1, reservations)) && (await inboxesUnderCap(ctx, [inbox], reservations)) ? 'ok' : 'quota';
+}
+
+/**
+ * Catch-all (the local form's TEMPMAIL_CATCH_ALL, as Mailpit catches everything): the inbox of an address of our
+ * domains that has none is created for `caller` when mail for it arrives, with the default TTL, through the same use
+ * case as POST /v1/inboxes, so that its rules hold: a reserved name stays refused (one reply for every dead address),
+ * and an account at its plan's inbox limit gets `inbox-limit`. Two sessions racing for one new address both end up
+ * delivering to the one inbox that won.
+ */
+async function catchAllInbox(ctx: AppContext, caller: Caller, address: string): Promise<InboxRoute | 'unknown-inbox' | 'expired-inbox' | 'inbox-limit'> {
+  const at = address.lastIndexOf('@');
+  const username = address.slice(0, at);
+  if (reservedUsername(username)) return 'unknown-inbox';
+  try {
+    const created = await createInbox(ctx, caller, { domain: address.slice(at + 1), username });
+    return { id: created.id, email: created.email, account_id: created.account_id, plan: created.plan, expires_at_epoch: created.expires_at_epoch, created_at: created.created_at };
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 409) throw error;
+    // Taken meanwhile (another session's catch-all, or a POST): deliver to that inbox; else the account is full.
+    const now = await liveInbox(ctx, address);
+    return typeof now === 'string' ? 'inbox-limit' : now;
+  }
 }
 
 /**
