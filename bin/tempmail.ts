@@ -174,7 +174,6 @@ async function main(argv: string[]): Promise<void> {
   const arg = rest[0];
   if (command.name === 'serve') {
     // Required, not imported: the key commands never load the stack's servers.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     (require('../local/serve') as typeof import('../local/serve')).serve();
     return;
   }
@@ -189,7 +188,6 @@ async function main(argv: string[]): Promise<void> {
   const stack = values.stack ?? template?.stackName;
   // The AWS side loads only when asked for, so the local path never needs AWS credentials. A require, not import():
   // the bin runs under tsx's require hook (cli/bin/tempmail.js), and Node's import() does not go through it.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const aws = stack ? (require('../cli/aws-admin') as typeof import('../cli/aws-admin')) : undefined;
   const ref = { stackName: stack ?? '', region: values.region };
 

@@ -33,7 +33,10 @@ export async function withLocalKeys<T>(dataDir: string, makeFolder: boolean, wor
   const endpoint = stack?.dynamodb ?? stack?.dynamoEndpoint;
   const target: LocalTarget = { dataDir, kind, existed: found !== null, running: stack !== null };
   if (kind === 'embedded') {
-    if (!found) fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }), fs.writeFileSync(path.join(dataDir, 'store-kind'), 'embedded\n');
+    if (!found) {
+      fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      fs.writeFileSync(path.join(dataDir, 'store-kind'), 'embedded\n');
+    }
     const ctx = appContext(appConfig({ store: { kind: 'embedded', dataDir, publicUrl: 'http://127.0.0.1' } }));
     try {
       return await work(ctx, target);
@@ -42,7 +45,6 @@ export async function withLocalKeys<T>(dataDir: string, makeFolder: boolean, wor
     }
   }
   // Required here: the embedded form never loads the AWS SDK clients.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { standInKeyStore } = require('../local/stand-ins') as typeof import('../local/stand-ins');
   const store = await standInKeyStore(dataDir, endpoint);
   try {

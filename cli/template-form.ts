@@ -26,7 +26,6 @@ export function runningTemplateForm(dataDir: string, dataDirGiven: boolean, stac
 /** Points this process's AWS SDK clients at the template form's endpoints (as the operator). */
 export async function useTemplateForm(state: TemplateStackState): Promise<void> {
   // A require, as the bin's: it runs under tsx's require hook, which import() bypasses.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { operatorEnv } = require('../local/aws/template-runner') as typeof import('../local/aws/template-runner');
   Object.assign(process.env, operatorEnv(state.endpoints, state.region));
 }

@@ -357,7 +357,7 @@ export class LocalGateway {
       result = cached.result;
     } else {
       try {
-        result = await loadHandler('api/authorizer', this.options.bundleDir)(
+        result = (await loadHandler('api/authorizer', this.options.bundleDir)(
           {
             type: 'REQUEST',
             methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${path}`,
@@ -368,7 +368,7 @@ export class LocalGateway {
             requestContext: { requestId },
           },
           lambdaContext('authorizer', requestId),
-        );
+        )) as APIGatewayAuthorizerResult;
       } catch (error) {
         if ((error as Error).message === 'Unauthorized') return { reply: gatewayError('UNAUTHORIZED', requestId) };
         if ((error as Error).name === 'DependencyUnavailable') {

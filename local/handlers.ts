@@ -6,8 +6,8 @@ import path from 'node:path';
 import type { Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type LambdaHandler = (event: any, context: Context) => Promise<any>;
+/** A handler module's export as the gateway calls it: the caller knows the event it passes and the result it reads. */
+export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
 
 const cache = new Map<string, LambdaHandler>();
 
@@ -24,7 +24,7 @@ export function loadHandler(modulePath: string, bundleDir?: string): LambdaHandl
   let handler = (bundleDir ? undefined : linked.get(modulePath)) ?? cache.get(modulePath);
   if (!handler) {
     const file = bundleDir ? path.join(bundleDir, `${modulePath}.js`) : path.join(__dirname, '..', 'lambdas', modulePath);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a handler module chosen at run time by its path (sources or bundles)
     const loaded = require(file) as { handler?: LambdaHandler };
     if (typeof loaded.handler !== 'function') throw new Error(`${file} exports no handler`);
     handler = loaded.handler;

@@ -4,7 +4,6 @@
  */
 import fs from 'node:fs';
 // s3rver ships no types.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const S3rver = require('@20minutes/s3rver');
 
 export interface S3ServerOptions {

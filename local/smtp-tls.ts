@@ -47,7 +47,6 @@ export async function smtpTlsPair(dataDir: string, files?: { cert: string; key: 
 
 async function selfSigned(): Promise<TlsPair> {
   // Required here, not imported: only a first start makes a certificate, and the library loads a WebCrypto stack.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { generate } = require('selfsigned') as typeof import('selfsigned');
   const now = Date.now();
   const pems = await generate([{ name: 'commonName', value: 'localhost' }, { name: 'organizationName', value: 'TempMail local SMTP' }], {

@@ -154,7 +154,6 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
     let endpoints: { dynamodb: string; s3: string } | undefined;
     if (config.store === 'dynamodb') {
       // Required here, not imported: the embedded form never loads the AWS SDK clients (0.3 s and 20 MB at start).
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { startStandIns } = require('./stand-ins') as typeof import('./stand-ins');
       const standIns = await startStandIns(config, log);
       stops.push(...standIns.stops);
@@ -164,7 +163,6 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
     // The web viewer, served at / by the gateway: built from viewer/src now, so that it always matches the sources
     // (required here: the npm package serves the viewer it ships built, and carries neither esbuild nor the sources).
     if (!viewerIsPrebuilt()) {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       (require('../viewer/build') as typeof import('../viewer/build')).buildViewer(viewerBuildDir(config.dataDir));
     }
     const ctx = appContext(serviceConfig(config, endpoints));

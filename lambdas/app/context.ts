@@ -16,7 +16,6 @@ import type { awsKeyStore as AwsKeyStore } from '../store';
 import { contextOn } from './context-on';
 
 /** The AWS side, loaded only when a dynamodb context or key store is asked for: the embedded form loads no AWS SDK client. */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const aws = () => require('./aws-context') as typeof import('./aws-context');
 
 export function appContext(config: AppConfig, now: () => number = Date.now): IngestContext {
@@ -26,6 +25,5 @@ export function appContext(config: AppConfig, now: () => number = Date.now): Ing
 
 /** The keys CLI's store on a DynamoDB table (a deployed stack's, or the dynamodb form's DynamoDB Local). */
 export function awsKeyStore(...args: Parameters<typeof AwsKeyStore>): KeyStore {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (require('../store') as typeof import('../store')).awsKeyStore(...args);
 }

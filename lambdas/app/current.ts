@@ -22,6 +22,5 @@ export function currentContext(): AppContext {
   // A require (not an import) so that loading a handler loads no AWS SDK client: the local stack installs its own
   // context before any handler runs, and its embedded form must not pay for the SDK (test/integration/local-form).
   // esbuild still bundles the module, as it follows a require of a literal path.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return ((globalThis as Slot)[SLOT] ??= (require('./aws-context') as typeof import('./aws-context')).awsContext(configFromEnv()));
 }

@@ -57,8 +57,10 @@ export function prefixWithin(value: string, budget: number): number {
     else if (code < 0x800) cost = 2;
     else if (code >= 0xd800 && code <= 0xdfff) {
       const next = value.charCodeAt(i + 1);
-      if (code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) (cost = 4), (width = 2);
-      else cost = 7; // a lone surrogate is escaped: \udXXX
+      if (code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        cost = 4;
+        width = 2;
+      } else cost = 7; // a lone surrogate is escaped: \udXXX
     }
     if (used + cost > budget) return i;
     used += cost;

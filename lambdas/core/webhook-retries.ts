@@ -48,6 +48,5 @@ export function parseRetrySchedule(value: string): number[] {
 /** Printable, short: nothing of a response beyond RESPONSE_EXCERPT_BYTES is kept. */
 export function responseExcerpt(body: Buffer): string | null {
   if (body.length === 0) return null;
-  // eslint-disable-next-line no-control-regex
   return body.subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8').replace(/\uFFFD+$/, '').replace(/[\u0000-\u0008\u000B-\u001F\u007F]/g, '');
 }

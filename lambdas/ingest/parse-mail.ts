@@ -88,7 +88,7 @@ async function rewriteParts(raw: Buffer): Promise<Buffer> {
     decoder.pipe(toUtf8).pipe(encoder);
   });
   const chunks: Buffer[] = [];
-  await pipeline(Readable.from([raw]), new Splitter(), rewriter, new Joiner(), async function* (source: AsyncIterable<Buffer>) {
+  await pipeline(Readable.from([raw]), new Splitter(), rewriter, new Joiner(), async (source: AsyncIterable<Buffer>) => {
     for await (const chunk of source) chunks.push(chunk);
   });
   return Buffer.concat(chunks);

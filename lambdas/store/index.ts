@@ -20,7 +20,6 @@ class LazyBlobStore implements BlobStore {
   ) {}
   private get store(): S3BlobStore {
     // A require (not an import) so that esbuild defers the module, and the S3 SDK with it, until this line runs.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { S3BlobStore, s3Client } = require('./s3-blob-store') as typeof import('./s3-blob-store');
     this.loaded ??= new S3BlobStore(s3Client(this.endpoint), this.bucket);
     return this.loaded;

@@ -59,7 +59,6 @@ export class Engine {
   private syncing = false;
 
   constructor(file: string) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const Driver = require('libsql') as new (file: string) => Database;
     ownerOnly(file);
     this.db = new Driver(file);

@@ -68,11 +68,11 @@ export class HttpWebhookSender implements WebhookSender {
     const took = () => Date.now() - started;
     return new Promise<AttemptResult>((resolve) => {
       let settled = false;
-      let timer: NodeJS.Timeout | undefined;
+      const timer: { id?: NodeJS.Timeout } = {};
       const finish = (result: AttemptResult) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        clearTimeout(timer.id);
         resolve(result);
       };
       let url: URL;
@@ -94,7 +94,7 @@ export class HttpWebhookSender implements WebhookSender {
         agent: url.protocol === 'https:' ? this.agents.https : this.agents.http,
         headers: { 'Content-Type': 'application/json', 'User-Agent': USER_AGENT, 'Content-Length': String(payload.length), ...headers },
       });
-      timer = setTimeout(() => {
+      timer.id = setTimeout(() => {
         request.destroy();
         finish({ error: `timed out after ${this.options.timeoutMs} ms`, durationMs: took() });
       }, this.options.timeoutMs);

@@ -57,7 +57,6 @@ export class SqsDeliveryQueue implements DeliveryQueue {
   ) {}
 
   private sqs() {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const sdk = require('@aws-sdk/client-sqs') as typeof import('@aws-sdk/client-sqs');
     this.client ??= new sdk.SQSClient({ maxAttempts: 3 });
     return { sdk, client: this.client };

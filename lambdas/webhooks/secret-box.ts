@@ -67,7 +67,6 @@ export class KmsSecretBox implements SecretBox {
 
   // The KMS SDK loads only in the functions that seal or open (a require, so that esbuild defers it).
   private kms() {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const sdk = require('@aws-sdk/client-kms') as typeof import('@aws-sdk/client-kms');
     this.client ??= new sdk.KMSClient({ maxAttempts: 3 });
     return { sdk, client: this.client };

@@ -16,12 +16,12 @@ import http from 'node:http';
 import { gzipSync } from 'node:zlib';
 import type { FunctionRunner, InvokeOutcome } from './functions';
 import type { LocalStackModel } from './template';
+import type { Dict } from './cfn-json';
 
 /** API Gateway's REST integration timeout, and its request payload limit. */
 export const INTEGRATION_TIMEOUT_MS = 29_000;
 export const REQUEST_LIMIT_BYTES = 10 * 1024 * 1024;
 
-type Dict = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 interface MethodModel {
   logicalId: string;

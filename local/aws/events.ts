@@ -20,8 +20,8 @@ import type { FunctionRunner } from './functions';
 import type { TableInfo } from './resources';
 import type { LocalQueue, LocalSqs } from './sqs';
 import type { LocalStackModel } from './template';
+import type { Dict } from './cfn-json';
 
-type Dict = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** Lambda's event filtering: does `value` (a record) match `pattern` (one FilterCriteria pattern)? */
 export function matchesPattern(pattern: unknown, value: unknown): boolean {

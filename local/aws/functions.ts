@@ -24,6 +24,7 @@ import readline from 'node:readline';
 import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../../lambdas/core/limits';
 import { accessKeyIdFor } from './iam';
 import type { LocalStackModel } from './template';
+import type { AwsJson } from './cfn-json';
 
 /** Concurrent environments of a function without reserved concurrency (a machine limit here, not AWS's). */
 export const LOCAL_CONCURRENCY = 8;
@@ -69,7 +70,7 @@ export interface ServiceEndpoints {
 }
 
 export function functionSpecs(model: LocalStackModel): FunctionSpec[] {
-  const invokeConfigs = model.resources('AWS::Lambda::EventInvokeConfig').map(([, r]) => model.resolve(r.Properties) as Record<string, any>); // eslint-disable-line @typescript-eslint/no-explicit-any
+  const invokeConfigs = model.resources('AWS::Lambda::EventInvokeConfig').map(([, r]) => model.resolve(r.Properties) as Record<string, AwsJson>);
   return model.resources('AWS::Lambda::Function').map(([logicalId, r]) => {
     const p = (r.Properties ?? {}) as Record<string, unknown>;
     const codeDir = model.assetPath(logicalId);

@@ -21,13 +21,13 @@ import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMT
 import { standInSettings } from '../../lambdas/layout/stand-ins';
 import type { FunctionRunner } from './functions';
 import type { LocalStackModel } from './template';
+import type { Dict } from './cfn-json';
 
 /** SES's receiving limits. */
 export const SES_MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
 export const SES_MAX_RECIPIENTS = 50;
 export const VERDICT_HEADER = 'x-local-ses-verdicts';
 
-type Dict = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 interface RuleModel {
   logicalId: string;

@@ -17,8 +17,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { LocalStackModel } from './template';
+import type { Dict } from './cfn-json';
 
-type Dict = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export interface TableInfo {
   logicalId: string;

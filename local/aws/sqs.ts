@@ -9,6 +9,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { LocalStackModel } from './template';
+import type { AwsJson } from './cfn-json';
 
 export interface SqsMessage {
   messageId: string;
@@ -229,7 +230,7 @@ export class LocalSqs {
   }
 
   /** The IAM check SQS makes: batch calls are authorised as their single action (SendMessageBatch by SendMessage). */
-  private async check(accessKeyId: string | undefined, action: string, input: Record<string, any>): Promise<void> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  private async check(accessKeyId: string | undefined, action: string, input: Record<string, AwsJson>): Promise<void> {
     if (!this.authorize || !action) return;
     const queue = input.QueueUrl ? this.byUrl(input.QueueUrl) : undefined;
     const iamAction = `sqs:${action.replace(/Batch$/, '')}`;
@@ -237,7 +238,7 @@ export class LocalSqs {
     if (!decision.allowed) throw new SqsError('AccessDenied', `User: ${accessKeyId} is not authorized to perform: ${iamAction} on resource: ${queue?.arn ?? '*'}`, 403);
   }
 
-  private async handle(action: string, input: Record<string, any>): Promise<unknown> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  private async handle(action: string, input: Record<string, AwsJson>): Promise<unknown> {
     switch (action) {
       case 'SendMessage': {
         const m = this.byUrl(input.QueueUrl).send(String(input.MessageBody ?? ''), input.DelaySeconds);

@@ -34,6 +34,7 @@ import { EventSources } from './events';
 import { TemplateMailServer } from './mail';
 import { LocalSqs } from './sqs';
 import { DEFAULT_TEMPLATE_DATA_DIR, LocalStackModel, locateTemplate, LOCAL_REGION, TEMPLATE_KIND } from './template';
+import type { AwsJson } from './cfn-json';
 
 /** The domains a synth for this machine uses when neither TEMPMAIL_DOMAINS nor cdk.json names real ones. */
 const LOCAL_DOMAINS = 'tempmail.local,inbox.test,mailbox.test';
@@ -209,7 +210,7 @@ export async function startTemplateStack(config: TemplateRunConfig, log: (line: 
       accountId: model.account,
       stacks: { [model.stackName]: outputs },
       usagePlans: model.resources('AWS::ApiGateway::UsagePlan').map(([id, r]) => {
-        const p = model.resolve(r.Properties ?? {}) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+        const p = model.resolve(r.Properties ?? {}) as Record<string, AwsJson>;
         return {
           id: String(model.ref(id)),
           name: String(p.UsagePlanName ?? id),
@@ -269,7 +270,6 @@ export async function startTemplateStack(config: TemplateRunConfig, log: (line: 
 
     // The API Gateway side of keys made before this start (the control plane keeps its state in memory), then the
     // seeded keys, through the CLI's own path (key record, API key, usage-plan key).
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const keys = require('./keys') as typeof import('./keys');
     await keys.restoreApiKeys(model.stackName, controlPlane);
     for (const seed of config.seedKeys) await keys.seedKey(model.stackName, seed.plan, seed.key);

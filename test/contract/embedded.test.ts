@@ -47,7 +47,6 @@ describe('the search rows', () => {
   it('go with their messages, however these are deleted: one, a batch, or the whole inbox', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-search-rows-'));
     const ctx = appContext(appConfig({ store: { kind: 'embedded', dataDir, publicUrl: 'http://127.0.0.1:9' } }));
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const Driver = require('libsql') as new (file: string, options?: { readonly?: boolean }) => { prepare(sql: string): { get(...a: unknown[]): { n: number } }; close(): void };
     const db = new Driver(path.join(dataDir, 'tempmail.db'), { readonly: true });
     const searchRows = (inboxId: string) => db.prepare('SELECT count(*) AS n FROM message_search WHERE inbox_id = ?').get(inboxId).n;
@@ -74,7 +73,6 @@ describe('the search rows', () => {
 describe('a data folder from before claims kept the inbox creation time', () => {
   it('opens, routes its old claims without it, and keeps it for new ones', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-old-claims-'));
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const Driver = require('libsql') as new (file: string) => { exec(sql: string): void; close(): void };
     const old = new Driver(path.join(dataDir, 'tempmail.db'));
     old.exec(`CREATE TABLE address_claims (address TEXT PRIMARY KEY, inbox_id TEXT NOT NULL, account_id TEXT NOT NULL, plan TEXT NOT NULL, expires_at_epoch INTEGER NOT NULL) WITHOUT ROWID;

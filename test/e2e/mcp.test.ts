@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { sendMail, sendRaw } from '../support/mail';
 import { sharedStack } from '../support/shared';
+import type { Json } from '../support/json';
 
 const stack = sharedStack();
 const MCP_DIR = path.resolve(__dirname, '../../mcp');
@@ -42,7 +43,7 @@ function fenceOf(text: string) {
   return { marker, before: text.slice(0, open.index), inside: text.slice(open.index + open[0].length, end), after: text.slice(end + close.length) };
 }
 
-type ToolResult = { isError?: boolean; structuredContent?: any; content: { type: string; text: string }[] }; // eslint-disable-line @typescript-eslint/no-explicit-any
+type ToolResult = { isError?: boolean; structuredContent?: Json; content: { type: string; text: string }[] };
 const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as ToolResult;
 
 beforeAll(() => {

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { STACK_NAME } from '../../lib/app';
 import { CONTEXT_KEYS } from '../../lib/context';
+import type { Json } from '../support/json';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const run = (command: string, args: string[], env: Record<string, string> = {}) =>
@@ -59,7 +60,7 @@ it('synthesizes with one domain (the local form runs with one too)', async () =>
     CDK_CONTEXT_JSON: JSON.stringify({ 'tempmail:domains': 'mail.yourco.dev', 'tempmail:activateReceiptRuleSet': 'false', 'aws:cdk:bundling-stacks': [] }),
   });
   expect(app).toMatchObject({ status: 0, stderr: '' });
-  const template = JSON.parse(fs.readFileSync(path.join(out, `${STACK_NAME}.template.json`), 'utf8')) as { Resources: Record<string, { Type: string; Properties: Record<string, any> }> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const template = JSON.parse(fs.readFileSync(path.join(out, `${STACK_NAME}.template.json`), 'utf8')) as { Resources: Record<string, { Type: string; Properties: Record<string, Json> }> };
   const identities = Object.values(template.Resources).filter((r) => r.Type === 'AWS::SES::EmailIdentity').map((r) => r.Properties.EmailIdentity);
   expect(identities).toEqual(['mail.yourco.dev']);
   const domainsSeen = new Set(Object.values(template.Resources).flatMap((r) => (r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.TEMPMAIL_DOMAINS ? [r.Properties.Environment.Variables.TEMPMAIL_DOMAINS] : [])));

@@ -24,6 +24,7 @@ import { ACCOUNT_INDEX } from '../../lambdas/layout/table-layout';
 import { COMPRESSION_MIN_BYTES } from '../../lambdas/contract/gateway-responses';
 import { startControlPlane, type ControlPlane } from '../../local/aws/control-plane';
 import { functionArtifact, invokeArtifact, type FunctionArtifact } from '../support/lambda-artifact';
+import type { Json } from '../support/json';
 
 const domains = ['mail.tempmail.test', 'inbox.tempmail.test', 'box.tempmail.test'];
 const context = { 'tempmail:domains': domains, 'tempmail:activateReceiptRuleSet': false };
@@ -32,8 +33,8 @@ let template: Template;
 /** The same stack with a hosted zone and rule-set activation; bundling skipped since only DNS and SES are checked. */
 let zoned: Template;
 /** The zoned template's functions, by the same ids. */
-function zonedFns(): Record<string, Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const found: Record<string, Record<string, any>> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
+function zonedFns(): Record<string, Record<string, Json>> {
+  const found: Record<string, Record<string, Json>> = {};
   for (const [logicalId, r] of Object.entries(zoned.findResources('AWS::Lambda::Function') as Record<string, Resource>)) {
     const id = /^TempMail(?:Api|Mail)?(\w+?)[0-9A-F]{8}$/.exec(logicalId)?.[1];
     if (id && r.Properties.Runtime === LAMBDA_RUNTIME.name) found[id] = r.Properties;
@@ -44,7 +45,7 @@ let report: { pluginReports: { pluginName: string; conclusion: string; violation
 
 beforeAll(() => {
   const { app, stack } = createApp({ context, outdir });
-  app.synth(); // throws if any cdk-nag finding is unacknowledged
+  app.synth(); // throws if Json cdk-nag finding is unacknowledged
   template = Template.fromStack(stack);
   report = JSON.parse(fs.readFileSync(path.join(outdir, 'validation-report.json'), 'utf8'));
   const zonedApp = createApp({
@@ -65,11 +66,11 @@ beforeAll(() => {
 }, 120_000);
 afterAll(() => fs.rmSync(outdir, { recursive: true, force: true }));
 
-type Resource = { Properties: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Resource = { Properties: Record<string, Json> };
 
 /** Our functions (the route handlers, authorizer and ingest), by construct id, e.g. `GetInboxFunction`. */
-function ourFunctions(): Record<string, { logicalId: string; props: Record<string, any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const found: Record<string, { logicalId: string; props: Record<string, any> }> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
+function ourFunctions(): Record<string, { logicalId: string; props: Record<string, Json> }> {
+  const found: Record<string, { logicalId: string; props: Record<string, Json> }> = {};
   for (const [logicalId, r] of Object.entries(template.findResources('AWS::Lambda::Function') as Record<string, Resource>)) {
     if (r.Properties.Runtime !== LAMBDA_RUNTIME.name) continue;
     const id = /^TempMail(?:Api|Mail)?(\w+?)[0-9A-F]{8}$/.exec(logicalId)?.[1];
@@ -79,7 +80,7 @@ function ourFunctions(): Record<string, { logicalId: string; props: Record<strin
 }
 
 /** Every IAM action granted to a function's role, apart from X-Ray and logs. */
-function actionsOf(fn: { props: Record<string, any> }): string[] { // eslint-disable-line @typescript-eslint/no-explicit-any
+function actionsOf(fn: { props: Record<string, Json> }): string[] {
   const role = fn.props.Role['Fn::GetAtt'][0];
   return Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>)
     .filter((p) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === role))
@@ -89,7 +90,7 @@ function actionsOf(fn: { props: Record<string, any> }): string[] { // eslint-dis
 }
 
 /** Every statement of a function's role policies. */
-function statementsOf(fn: { props: Record<string, any> }): Record<string, any>[] { // eslint-disable-line @typescript-eslint/no-explicit-any
+function statementsOf(fn: { props: Record<string, Json> }): Record<string, Json>[] {
   const role = fn.props.Role['Fn::GetAtt'][0];
   return Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>)
     .filter((p) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === role))
@@ -97,7 +98,7 @@ function statementsOf(fn: { props: Record<string, any> }): Record<string, any>[]
 }
 
 /** A grant as "action resource", the resource named by what it is: `table`, `index inboxes_by_account`, `bucket inboxes/*`… */
-function grantsOf(fn: { props: Record<string, any> }): string[] { // eslint-disable-line @typescript-eslint/no-explicit-any
+function grantsOf(fn: { props: Record<string, Json> }): string[] {
   const named = (resource: unknown, condition: unknown): string => {
     const s = JSON.stringify(resource);
     if (s === '"*"') return '*';
@@ -265,7 +266,7 @@ describe('functions', () => {
 
   it('gives the API roles no access to inbound/ (raw mail SES drops), lists only under inboxes/, the authorizer GetItem only', () => {
     const fns = ourFunctions();
-    const objectResources = (fn: { props: Record<string, any> }) => // eslint-disable-line @typescript-eslint/no-explicit-any
+    const objectResources = (fn: { props: Record<string, Json> }) =>
       statementsOf(fn).filter((s) => [s.Action].flat().some((a: string) => a.startsWith('s3:') && a !== 's3:ListBucket')).map((s) => JSON.stringify(s.Resource));
     for (const route of DEPLOYED_ROUTES) {
       for (const resource of objectResources(fns[functionId(route.name)])) {
@@ -453,7 +454,7 @@ describe('mail ingest', () => {
   it('lets SES write raw mail only with aws:SourceAccount and aws:SourceArn of this rule set', () => {
     const policies = Object.values(template.findResources('AWS::S3::BucketPolicy') as Record<string, Resource>);
     const sesStatements = policies
-      .flatMap((p) => p.Properties.PolicyDocument.Statement as Record<string, any>[]) // eslint-disable-line @typescript-eslint/no-explicit-any
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as Record<string, Json>[])
       .filter((s) => s.Principal?.Service === 'ses.amazonaws.com');
     expect(sesStatements).toHaveLength(1);
     expect(sesStatements[0].Action).toBe('s3:PutObject');

@@ -11,8 +11,9 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { createApp } from '../../lib/app';
 import { blobKeys } from '../../lambdas/core/ports';
 import { ACCOUNT_INDEX, LEGACY_ACCOUNT_INDEX } from '../../lambdas/layout/table-layout';
+import type { Json } from '../support/json';
 
-type Resource = { Properties: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Resource = { Properties: Record<string, Json> };
 let template: Template;
 const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-cdk-storage-'));
 const context = { 'tempmail:domains': ['mail.tempmail.test', 'inbox.tempmail.test', 'box.tempmail.test'], 'aws:cdk:bundling-stacks': [] };

@@ -14,8 +14,9 @@ import { SENDER_BATCH_SIZE, SENDER_MAX_RECEIVES, SENDER_TIMEOUT_SECONDS } from '
 import { ROUTES } from '../../lambdas/contract/routes';
 import { DELIVERY_RECORD_SECONDS } from '../../lambdas/core/webhook-retries';
 import { BASE_PLANS } from '../../lambdas/core/plans';
+import type { Json } from '../support/json';
 
-type Resource = { Properties: Record<string, any>; [k: string]: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Resource = { Properties: Record<string, Json>; [k: string]: Json };
 let template: Template;
 const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-cdk-webhooks-'));
 
@@ -24,7 +25,7 @@ beforeAll(() => {
     outdir,
     context: { 'tempmail:domains': ['mail.tempmail.test', 'inbox.tempmail.test', 'box.tempmail.test'], 'aws:cdk:bundling-stacks': [] },
   });
-  app.synth(); // throws on any unacknowledged cdk-nag finding
+  app.synth(); // throws on Json unacknowledged cdk-nag finding
   template = Template.fromStack(stack);
 }, 120_000);
 afterAll(() => fs.rmSync(outdir, { recursive: true, force: true }));

@@ -22,8 +22,9 @@ import { newTestKey } from '../support/keys';
 import { sharedStack } from '../support/shared';
 import { startStack, type StackHandle } from '../support/stack';
 import { storesFor } from '../support/store';
+import type { Json } from '../support/json';
+type Dict = Record<string, Json>;
 
-type Dict = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const shared = sharedStack();
 let stack: StackHandle;
@@ -121,7 +122,7 @@ it('webhooks run the deployed chain: KMS seals the secret, the table stream feed
   expectError(await api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/hook' }), 400);
   const inbox = (await api('POST', '/v1/inboxes', {})).body;
   // A global unicast address nothing routes to (3fff::/20, IPv6 documentation since RFC 9637): created, then each
-  // attempt fails at delivery without any traffic leaving the machine.
+  // attempt fails at delivery without Json traffic leaving the machine.
   const created = await api('POST', '/v1/webhooks', { url: 'https://[3fff::1]/hook', inbox_id: inbox.id });
   expect(created.status).toBe(201);
   expect(created.body.secret).toMatch(/^whsec_/);

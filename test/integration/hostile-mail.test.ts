@@ -13,6 +13,7 @@ import { eventually, sendRaw, smtpSession } from '../support/mail';
 import { cpuSeconds, poison, rssMb } from '../support/poison';
 import { startStack, type StackHandle } from '../support/stack';
 import { storesFor } from '../support/store';
+import type { Json } from '../support/json';
 
 let stack: StackHandle;
 const IDLE_MS = 3_000;
@@ -49,7 +50,7 @@ async function firstMessage(inboxId: string, timeoutMs: number, on = stack) {
 }
 
 function poisonSuite(current: () => StackHandle) {
-  const checks: Record<keyof typeof poison, (full: any, summary: any) => void> = { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const checks: Record<keyof typeof poison, (full: Json, summary: Json) => void> = {
     longSubject(full, summary) {
       expect(full.subject.length).toBeGreaterThan(440_000);
       expect(full.subject.startsWith('w0xxx')).toBe(true);

@@ -4,6 +4,7 @@
  * restart, old-style address claims, and the daily e-mail limit.
  */
 import { spawnSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { freePort } from '../../local/ports';
@@ -115,7 +116,7 @@ describe('the ingest handler, called twice with one SES event', () => {
   let dynamo: DynamoDbLocal | undefined;
   let dynamoPort: number;
   let stack: StackHandle;
-  const dataDir = path.join(require('node:os').tmpdir(), `tempmail-ingest-${process.pid}-${kind}`);
+  const dataDir = path.join(os.tmpdir(), `tempmail-ingest-${process.pid}-${kind}`);
 
   beforeAll(async () => {
     const env: Record<string, string> = { TEMPMAIL_PLAN_OVERRIDES: JSON.stringify({ dev: { emails_per_day: 3 } }) };

@@ -19,8 +19,9 @@ import { sendMail } from '../support/mail';
 import { sharedStack } from '../support/shared';
 import { startStack, type StackHandle } from '../support/stack';
 import { storesFor } from '../support/store';
+import type { Json as Loose } from '../support/json';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, Loose>;
 interface Reply {
   status: number;
   headers: http.IncomingHttpHeaders;

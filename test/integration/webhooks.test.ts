@@ -15,6 +15,7 @@ import { eventually, sendMail } from '../support/mail';
 import { startStack, type StackHandle } from '../support/stack';
 import { storesFor } from '../support/store';
 import { startReceiver, type Received, type Receiver } from '../support/webhook-receiver';
+import type { Json } from '../support/json';
 
 const SCHEDULE = '1,1,2';
 let stack: StackHandle;
@@ -57,7 +58,7 @@ async function newHook(key: string, body: Record<string, unknown>) {
 
 /** Verifies a delivery as a receiver would, and returns its parsed payload. */
 function verified(secret: string, delivery: Received) {
-  return new Webhook(secret).verify(delivery.body, delivery.headers) as { type: string; timestamp: string; data: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  return new Webhook(secret).verify(delivery.body, delivery.headers) as { type: string; timestamp: string; data: Json };
 }
 
 describe('message.received, signed', () => {
@@ -207,7 +208,7 @@ describe('retries', () => {
     return hook;
   }
   const hookState = async (id: string) => (await as(stack.keys.enterprise)('GET', `/v1/webhooks/${id}`)).body;
-  const deliveriesOf = async (id: string) => (await as(stack.keys.enterprise)('GET', `/v1/webhooks/${id}/deliveries`)).body.deliveries as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const deliveriesOf = async (id: string) => (await as(stack.keys.enterprise)('GET', `/v1/webhooks/${id}/deliveries`)).body.deliveries as Json[];
 
   it('500 twice then 200: three attempts with the same webhook-id, listed in deliveries', async () => {
     const hook = await deliveryTo('/flaky', [500, 500]);

@@ -1,5 +1,6 @@
+import type { Json } from './json';
 /** Raw HTTP against the API, so tests see status codes, headers and bodies exactly as a client does. */
-export interface HttpReply<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export interface HttpReply<T = Json> {
   status: number;
   headers: Headers;
   body: T;
@@ -7,7 +8,7 @@ export interface HttpReply<T = any> { // eslint-disable-line @typescript-eslint/
 }
 
 export function http(baseUrl: string, key?: string) {
-  return async function request<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any
+  return async function request<T = Json>(
     method: string,
     path: string,
     body?: unknown,

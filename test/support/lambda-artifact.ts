@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Json } from './json';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -26,7 +27,7 @@ export interface FunctionArtifact {
   memorySize: number;
 }
 
-type TemplateJson = { Resources: Record<string, { Type: string; Properties: Record<string, any> }> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+type TemplateJson = { Resources: Record<string, { Type: string; Properties: Record<string, Json> }> };
 
 /** The function whose logical id matches, from the stack's template and assets manifest in `outdir`. */
 export function functionArtifact(outdir: string, stackName: string, logicalId: RegExp): FunctionArtifact {

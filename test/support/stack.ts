@@ -10,6 +10,7 @@ import path from 'node:path';
 import { freePort } from '../../local/ports';
 import type { StoreKind } from '../../lambdas/config/app-config';
 import type { PlanName } from '../../lambdas/core/plans';
+import type { Json } from './json';
 
 export type Keys = Record<PlanName, string>;
 
@@ -21,7 +22,7 @@ export interface StackHandle {
   table?: string;
   bucket?: string;
   /** The template form's state file (its endpoints and the stack's outputs). */
-  state?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  state?: Record<string, Json>;
   /** The template form's stack name and endpoints. */
   aws?: { stackName: string; templateFile: string; endpoints: { dynamodb: string; s3: string; sqs: string; controlPlane: string } };
   apiUrl: string;

@@ -16,6 +16,7 @@ import { appContext } from '../../lambdas/app/context';
 import type { IngestContext } from '../../lambdas/usecases/context';
 import type { KeyContext } from '../../lambdas/usecases/keys';
 import { LOCAL_BUCKET, LOCAL_TABLE } from '../../local/config';
+import type { Json } from './json';
 
 export interface StackStorage {
   store: 'embedded' | 'dynamodb';
@@ -58,7 +59,6 @@ export function storesFor(stack: StackStorage): TestStores {
 function embedded(dataDir: string): TestStores {
   const ctx = appContext(appConfig({ store: { kind: 'embedded', dataDir, publicUrl: 'http://127.0.0.1' } }));
   // A second connection for what the ports do not offer (moving time); WAL lets it share the file with the stack.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const Driver = require('libsql') as new (file: string) => { prepare(sql: string): { run(...a: unknown[]): unknown; all(...a: unknown[]): Record<string, unknown>[] }; pragma(s: string): unknown; close(): void };
   const db = new Driver(path.join(dataDir, DATABASE_FILE));
   db.pragma('busy_timeout = 5000');
@@ -102,7 +102,7 @@ function dynamo(dynamoEndpoint: string, s3Endpoint: string, table: string, bucke
     },
     async inboxItemsLeft() {
       const out: string[] = [];
-      let start: Record<string, any> | undefined; // eslint-disable-line @typescript-eslint/no-explicit-any
+      let start: Record<string, Json> | undefined;
       do {
         const page = await raw.send(new ScanCommand({ TableName: table, ProjectionExpression: 'pk, sk', ExclusiveStartKey: start }));
         for (const item of page.Items ?? []) out.push(`${item.pk.S}|${item.sk.S}`);

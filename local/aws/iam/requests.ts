@@ -1,3 +1,4 @@
+import type { AwsJson } from '../cfn-json';
 /**
  * A data-plane request as the IAM checks AWS makes for it: the action(s) and resource ARN(s), from the wire format
  * the SDK sends (DynamoDB's JSON protocol, S3's REST API in path or virtual-host style, signed in a header or in a
@@ -45,8 +46,7 @@ export function dynamodbOperation(target: string | undefined): string | undefine
   return m?.[1];
 }
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-export function dynamodbChecks(operation: string, body: any, place: Place): IamCheck[] {
+export function dynamodbChecks(operation: string, body: AwsJson, place: Place): IamCheck[] {
   const checks: IamCheck[] = [];
   const add = (action: string, resource: string) => {
     if (!checks.some((c) => c.action === action && c.resource === resource)) checks.push({ action, resource });
@@ -57,7 +57,7 @@ export function dynamodbChecks(operation: string, body: any, place: Place): IamC
         const [kind, detail] = Object.entries(item ?? {})[0] ?? [];
         const action = TRANSACT_WRITE_ACTIONS[kind as string];
         if (!action) throw new Error(`TransactWriteItems: unknown item kind ${kind}`);
-        add(action, tableArn(place, (detail as any).TableName));
+        add(action, tableArn(place, (detail as AwsJson).TableName));
       }
       return checks;
     case 'TransactGetItems':
@@ -75,7 +75,6 @@ export function dynamodbChecks(operation: string, body: any, place: Place): IamC
   const index = (operation === 'Query' || operation === 'Scan') && typeof body.IndexName === 'string' ? `/index/${body.IndexName}` : '';
   return [{ action: `dynamodb:${operation}`, resource: tableArn(place, table) + index }];
 }
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 // ---------------------------------------------------------------------------------------------------------------
 // S3 (REST)

@@ -1,3 +1,4 @@
+import type { AwsJson } from '../cfn-json';
 /**
  * The IAM policy model of a synthesized template (cdk.out/<stack>.template.json): for a function's logical id, the
  * identity policies its execution role carries, and the resource policies (bucket, queue, key, topic) the template
@@ -19,7 +20,7 @@ export interface CfnTemplate {
 
 export interface CfnResource {
   Type: string;
-  Properties?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  Properties?: Record<string, AwsJson>;
 }
 
 /** An IAM policy document after intrinsics are resolved. */
@@ -162,7 +163,7 @@ const NO_VALUE = Symbol('AWS::NoValue');
  * evaluated for Fn::Equals/And/Or/Not over resolved values). Anything else is an error rather than a guess: a policy
  * resolved wrongly would allow or deny for the wrong reason.
  */
-export function resolveIntrinsics(value: unknown, resolve: Resolver, template?: CfnTemplate): any { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function resolveIntrinsics(value: unknown, resolve: Resolver, template?: CfnTemplate): AwsJson {
   const walk = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(walk).filter((x) => x !== NO_VALUE);
     if (!v || typeof v !== 'object') return v;
