@@ -57,8 +57,9 @@ function useHeadingFocus() {
   return heading;
 }
 
-function KeyScreen({ onKey, notice }: { onKey: (key: string) => void; notice: string | null }) {
+function KeyScreen({ onKey, notice }: { onKey: (key: string, remember: boolean) => void; notice: string | null }) {
   const [key, setKey] = useState('');
+  const [remember, setRemember] = useState(false);
   const [error, setError] = useState<string | null>(notice);
   const [busy, setBusy] = useState(false);
   const heading = useHeadingFocus();
@@ -69,7 +70,7 @@ function KeyScreen({ onKey, notice }: { onKey: (key: string) => void; notice: st
     try {
       // The key is kept only once the API has accepted it.
       await apiClient(key.trim()).listInboxes({ limit: 1 });
-      onKey(key.trim());
+      onKey(key.trim(), remember);
     } catch (e) {
       setError(describeError(e));
     } finally {
@@ -81,10 +82,17 @@ function KeyScreen({ onKey, notice }: { onKey: (key: string) => void; notice: st
       <h1 tabIndex={-1} ref={heading}>
         TempMail
       </h1>
-      <p>Enter your API key to see your inboxes. It is kept in this browser tab only (sessionStorage) and sent only to this API.</p>
+      <p>
+        Enter your API key to see your inboxes (locally: the dev key <code>npm start</code> printed, in <code>.tempmail/dev-key</code>). It is kept in
+        this browser tab only (sessionStorage), unless you ask this browser to remember it, and sent only to this API.
+      </p>
       <form onSubmit={submit}>
         <label for="api-key">API key</label>
         <input id="api-key" type="password" autoComplete="off" spellcheck={false} required value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+        <label class="check">
+          <input type="checkbox" checked={remember} onChange={(e) => setRemember(e.currentTarget.checked)} /> Remember this key in this browser (localStorage, until you
+          sign out), so that links opened in new tabs open without asking
+        </label>
         <button type="submit" disabled={busy || !key.trim()}>
           {busy ? 'Checking…' : 'Open'}
         </button>
@@ -678,8 +686,8 @@ function App() {
     return (
       <KeyScreen
         notice={notice}
-        onKey={(key) => {
-          storeKey(key);
+        onKey={(key, remember) => {
+          storeKey(key, remember);
           setNotice(null);
           setApiKey(key);
         }}
