@@ -147,9 +147,17 @@ describe('the web viewer', () => {
     const link = frame.getByRole('link', { name: 'Confirm' });
     expect(await link.getAttribute('target')).toBe('_blank');
     expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+    // The body first, at a laptop's size: the HTML starts near the top (it started about 580 px down behind the
+    // verdicts, codes, links and attachments); the metadata is one line, folded.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.screenshot({ path: path.join(ARTIFACTS, '4-message-1280x800.png') });
+    expect((await frameEl.boundingBox())!.y).toBeLessThan(320);
+    await expect(page.getByRole('list', { name: 'Authentication verdicts' }).count()).resolves.toBe(0); // folded
+    await shot('4-message-html');
+    await page.getByText('· details').click();
     await expect(page.getByRole('list', { name: 'Authentication verdicts' }).textContent()).resolves.toContain('SPF: DISABLED');
     await axeScan('message');
-    await shot('4-message-html');
+    await page.setViewportSize({ width: 1100, height: 900 });
 
     await page.getByRole('tab', { name: 'Text' }).click();
     await expect(page.getByRole('tabpanel').locator('pre').textContent()).resolves.toBe('Your verification code is 482913.\nConfirm at https://acme.example/confirm?t=abc');
@@ -247,6 +255,33 @@ describe('the web viewer', () => {
     await page.getByText('No message matches.').waitFor();
     await page.getByLabel('Search messages').fill('');
     await page.waitForFunction(() => document.querySelectorAll('ul[aria-label="Messages"] li').length === 2);
+  });
+
+  it('deletes a message, then empties the inbox, each after a confirmation; the inbox stays', async () => {
+    const inboxId = /#\/inboxes\/([^/]+)$/.exec(inboxUrl)![1];
+    const count = async () => ((await (await fetch(`${stack.apiUrl}/v1/inboxes/${inboxId}`, { headers: { 'X-API-Key': key } })).json()) as { message_count: number }).message_count;
+    const list = page.getByRole('list', { name: 'Messages' });
+    await list.getByText('Hostile').click();
+    await page.getByRole('heading', { name: 'Hostile', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Delete message' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('Delete the message "Hostile"? This cannot be undone.').waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await count()).toBe(2); // cancelled: nothing deleted
+    await page.getByRole('button', { name: 'Delete message' }).click();
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('heading', { name: email, level: 1 }).waitFor();
+    await page.waitForFunction(() => document.querySelectorAll('ul[aria-label="Messages"] li').length === 1);
+    await expect(list.getByRole('listitem').textContent()).resolves.toContain('Your Acme code');
+    expect(await count()).toBe(1);
+
+    await page.getByRole('button', { name: 'Empty inbox' }).click();
+    await dialog.getByText(`Delete every message of ${email}? The inbox stays. This cannot be undone.`).waitFor();
+    await axeScan('confirm-empty');
+    await shot('9-confirm-empty');
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('No messages yet.').waitFor();
+    expect(await count()).toBe(0); // the inbox is still there, empty
   });
 
   it('deletes the inbox after a confirmation', async () => {
