@@ -1,41 +1,16 @@
 /**
- * WebhookStore on the embedded SQLite database (beside sqlite-store.ts, on the same engine and group commit):
- * webhooks, delivery records (purged after their keep time, as DynamoDB's TTL does on AWS) and the local form's
- * delivery queue, so that a delivery waiting for a retry survives a restart.
+ * WebhookStore on the embedded SQLite database (on the engine and group commit the other stores share): webhooks,
+ * delivery records (purged after their keep time, as DynamoDB's TTL does on AWS) and the local form's delivery
+ * queue, so that a delivery waiting for a retry survives a restart. Tables: migration 005-webhooks.sql.
  */
 import type { DeliveryJob, DeliveryRecord, WebhookRecord } from '../core/webhooks';
 import type { Page, WebhookStore } from '../core/ports';
 import type { Engine } from './sqlite-engine';
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS webhooks (
-  account_id TEXT NOT NULL,
-  id TEXT NOT NULL,
-  record TEXT NOT NULL,
-  PRIMARY KEY (account_id, id)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS webhook_deliveries (
-  webhook_id TEXT NOT NULL,
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  expires_at_ms INTEGER NOT NULL,
-  record TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, seq);
-CREATE INDEX IF NOT EXISTS webhook_deliveries_by_expiry ON webhook_deliveries (expires_at_ms);
-CREATE TABLE IF NOT EXISTS webhook_jobs (
-  event_id TEXT PRIMARY KEY,
-  due_at_ms INTEGER NOT NULL,
-  job TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS webhook_jobs_by_due ON webhook_jobs (due_at_ms);
-`;
-
 const parse = <T>(json: unknown): T => JSON.parse(String(json)) as T;
 
 export class SqliteWebhookStore implements WebhookStore {
-  constructor(private readonly engine: Engine) {
-    engine.db.exec(SCHEMA);
-  }
+  constructor(private readonly engine: Engine) {}
 
   putWebhook(hook: WebhookRecord, maxPerAccount: number): Promise<boolean> {
     const { engine } = this;

@@ -1,0 +1,216 @@
+/**
+ * InboxStore on the embedded SQLite database: inboxes, their address claims, messages (with their search rows) and the
+ * day's usage per account. Writes go through the engine's group commit (sqlite-engine.ts).
+ */
+import type { InboxPosition } from '../core/cursor';
+import type { InboxListing, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
+import type { InboxStore, MessagePage, Page } from '../core/ports';
+import { matches, type MessageFilter } from '../core/search';
+import { MAX_FILTER_SCAN_BYTES, MAX_FILTER_SCAN_ITEMS } from '../core/limits';
+import type { Engine } from './sqlite-engine';
+import { INSERT_SEARCH_ROW, insertSearchRow } from './sqlite-search';
+
+const parse = <T>(json: unknown): T => JSON.parse(String(json)) as T;
+
+/** Search rows read at once: a few, so that a scan stops close to its byte bound. */
+const SCAN_CHUNK_ROWS = 20;
+
+const nowEpoch = () => Math.floor(Date.now() / 1000);
+
+export class SqliteInboxStore implements InboxStore {
+  constructor(private readonly engine: Engine) {}
+
+  createInbox(inbox: InboxRecord): Promise<boolean> {
+    const { engine } = this;
+    return engine.write(() => {
+      // The claim is free when absent or when the inbox holding it has expired.
+      const claim = engine.sql('SELECT expires_at_epoch FROM address_claims WHERE address = ?').get(inbox.email);
+      if (claim && Number(claim.expires_at_epoch) > nowEpoch()) return false;
+      engine.sql('INSERT INTO inboxes (id, account_id, expires_at_epoch, message_count, record) VALUES (?, ?, ?, 0, ?)').run(
+        inbox.id,
+        inbox.account_id,
+        inbox.expires_at_epoch,
+        JSON.stringify(inbox),
+      );
+      engine
+        .sql('INSERT OR REPLACE INTO address_claims (address, inbox_id, account_id, plan, expires_at_epoch, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(inbox.email, inbox.id, inbox.account_id, inbox.plan, inbox.expires_at_epoch, inbox.created_at);
+      return true;
+    }, true);
+  }
+
+  async getInbox(id: string): Promise<InboxRecord | null> {
+    const row = this.engine.read(() => this.engine.sql('SELECT record, message_count FROM inboxes WHERE id = ?').get(id));
+    return row ? { ...parse<InboxRecord>(row.record), message_count: Number(row.message_count) } : null;
+  }
+
+  async listInboxes(accountId: string, limit: number, after?: InboxPosition): Promise<{ items: InboxListing[]; last?: InboxPosition }> {
+    const created = "json_extract(record, '$.created_at')";
+    const rows = this.engine.read(() =>
+      after
+        ? this.engine
+            .sql(`SELECT record, message_count FROM inboxes WHERE account_id = ? AND (${created} < ? OR (${created} = ? AND id < ?)) ORDER BY ${created} DESC, id DESC LIMIT ?`)
+            .all(accountId, after.created_at, after.created_at, after.id, limit + 1)
+        : this.engine.sql(`SELECT record, message_count FROM inboxes WHERE account_id = ? ORDER BY ${created} DESC, id DESC LIMIT ?`).all(accountId, limit + 1),
+    );
+    const items = rows.slice(0, limit).map((r) => ({ ...parse<InboxRecord>(r.record), message_count: Number(r.message_count) }));
+    const end = items[items.length - 1];
+    return { items, last: rows.length > limit ? { created_at: end.created_at, id: end.id } : undefined };
+  }
+
+  async liveInboxCount(accountId: string, epoch: number, atMost: number): Promise<number> {
+    const row = this.engine.read(() =>
+      this.engine.sql('SELECT COUNT(*) AS n FROM (SELECT 1 FROM inboxes WHERE account_id = ? AND expires_at_epoch > ? LIMIT ?)').get(accountId, epoch, atMost),
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  async inboxForAddress(address: string): Promise<InboxRoute | null> {
+    const row = this.engine.read(() => this.engine.sql('SELECT inbox_id, account_id, plan, expires_at_epoch, created_at FROM address_claims WHERE address = ?').get(address));
+    if (!row) return null;
+    const route: InboxRoute = { id: String(row.inbox_id), email: address, account_id: String(row.account_id), plan: row.plan as InboxRoute['plan'], expires_at_epoch: Number(row.expires_at_epoch) };
+    return row.created_at ? { ...route, created_at: String(row.created_at) } : route;
+  }
+
+  async markInboxDeleting(inbox: InboxRecord, expiredAtEpoch: number): Promise<void> {
+    const { engine } = this;
+    await engine.write(() => {
+      engine
+        .sql("UPDATE inboxes SET expires_at_epoch = ?, record = json_set(record, '$.deleting', json('true'), '$.expires_at_epoch', ?) WHERE id = ?")
+        .run(expiredAtEpoch, expiredAtEpoch, inbox.id);
+      engine.sql('UPDATE address_claims SET expires_at_epoch = ? WHERE address = ? AND inbox_id = ?').run(expiredAtEpoch, inbox.email, inbox.id);
+    }, true);
+  }
+
+  deleteMessages(inboxId: string, max: number): Promise<number> {
+    const { engine } = this;
+    return engine.write(() => {
+      const ids = engine.sql('SELECT id FROM messages WHERE inbox_id = ? LIMIT ?').all(inboxId, max).map((r) => String(r.id));
+      for (const id of ids) engine.sql('DELETE FROM messages WHERE inbox_id = ? AND id = ?').run(inboxId, id);
+      return ids.length;
+    });
+  }
+
+  async deleteInbox(inbox: InboxRecord): Promise<void> {
+    const { engine } = this;
+    await engine.write(() => {
+      engine.sql('DELETE FROM inboxes WHERE id = ?').run(inbox.id);
+      engine.sql('DELETE FROM messages WHERE inbox_id = ?').run(inbox.id);
+      // A newer inbox may hold the address already.
+      engine.sql('DELETE FROM address_claims WHERE address = ? AND inbox_id = ?').run(inbox.email, inbox.id);
+    });
+  }
+
+  async listMessages(inboxId: string, limit: number, after?: string, filter?: MessageFilter): Promise<MessagePage> {
+    if (filter) return this.searchMessages(inboxId, limit, after, filter);
+    const rows = this.engine.read(() =>
+      after
+        ? this.engine.sql('SELECT summary FROM messages WHERE inbox_id = ? AND id < ? ORDER BY id DESC LIMIT ?').all(inboxId, after, limit + 1)
+        : this.engine.sql('SELECT summary FROM messages WHERE inbox_id = ? ORDER BY id DESC LIMIT ?').all(inboxId, limit + 1),
+    );
+    const items = rows.slice(0, limit).map((r) => parse<MessageSummary>(r.summary));
+    return { items, last: rows.length > limit ? items[items.length - 1].id : undefined };
+  }
+
+  /**
+   * The inbox's search rows newest first, each tested with the rules of DynamoDB's bounded filter and the wait endpoint
+   * (core/search.ts `matches`), reading at most MAX_FILTER_SCAN_ITEMS rows and MAX_FILTER_SCAN_BYTES of their text per
+   * request, a few rows at a time: a pathological `q` over 800 mails of 95 KB once held the event loop 0.5 s a request.
+   * When it stops early, `last` names the last row read and the next page goes on from there. It reads on past the
+   * page's last match, within the same bound, to count the matches (`matched`). (SQLite's FTS5 would match words,
+   * not substrings.)
+   */
+  private searchMessages(inboxId: string, limit: number, after: string | undefined, filter: MessageFilter): MessagePage {
+    const found: string[] = [];
+    let scanned = 0;
+    let bytes = 0;
+    let cursor = after;
+    let more = false;
+    scan: for (;;) {
+      const rows = this.engine.read(() =>
+        cursor
+          ? this.engine.sql('SELECT id, subject, sender, body FROM message_search WHERE inbox_id = ? AND id < ? ORDER BY id DESC LIMIT ?').all(inboxId, cursor, SCAN_CHUNK_ROWS)
+          : this.engine.sql('SELECT id, subject, sender, body FROM message_search WHERE inbox_id = ? ORDER BY id DESC LIMIT ?').all(inboxId, SCAN_CHUNK_ROWS),
+      );
+      for (const row of rows) {
+        if (scanned >= MAX_FILTER_SCAN_ITEMS || bytes >= MAX_FILTER_SCAN_BYTES) {
+          more = true;
+          break scan;
+        }
+        const fields = { subject: String(row.subject), sender: String(row.sender), text: String(row.body ?? '') };
+        scanned++;
+        bytes += fields.subject.length + fields.sender.length + fields.text.length;
+        cursor = String(row.id);
+        if (matches(fields, filter)) found.push(cursor);
+      }
+      if (rows.length < SCAN_CHUNK_ROWS) break;
+    }
+    const ids = found.slice(0, limit);
+    const summaries = ids.length
+      ? this.engine.read(() =>
+          this.engine.sql(`SELECT summary FROM messages WHERE inbox_id = ? AND id IN (${ids.map(() => '?').join(', ')}) ORDER BY id DESC`).all(inboxId, ...ids),
+        )
+      : [];
+    const items = summaries.map((r) => parse<MessageSummary>(r.summary));
+    const last = found.length > limit ? ids[ids.length - 1] : more ? cursor : undefined;
+    const matched = { count: found.length, exact: !more };
+    return last ? { items, last, matched } : { items, matched };
+  }
+
+  async messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<Page<MessageSummary>> {
+    const rows = this.engine.read(() => this.engine.sql('SELECT summary FROM messages WHERE inbox_id = ? AND id > ? ORDER BY id ASC LIMIT ?').all(inboxId, after ?? '', limit + 1));
+    const items = rows.slice(0, limit).map((r) => parse<MessageSummary>(r.summary));
+    return { items, last: rows.length > limit ? items[items.length - 1].id : undefined };
+  }
+
+  async getMessage(inboxId: string, messageId: string): Promise<MessageRecord | null> {
+    const row = this.engine.read(() => this.engine.sql('SELECT record FROM messages WHERE inbox_id = ? AND id = ?').get(inboxId, messageId));
+    return row ? parse<MessageRecord>(row.record) : null;
+  }
+
+  putMessage(message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number): Promise<'stored' | 'duplicate' | 'quota' | 'gone'> {
+    const { engine } = this;
+    return engine.write(() => {
+      if (engine.sql('SELECT 1 FROM messages WHERE inbox_id = ? AND id = ?').get(inbox.id, message.id)) return 'duplicate' as const;
+      const live = engine.sql('SELECT expires_at_epoch FROM inboxes WHERE id = ?').get(inbox.id);
+      if (!live || Number(live.expires_at_epoch) <= nowEpoch()) return 'gone' as const;
+      const used = engine.sql('SELECT emails FROM day_usage WHERE account_id = ? AND day = ?').get(inbox.account_id, day);
+      if (used && Number(used.emails) >= dailyLimit) return 'quota' as const;
+      const summary: MessageSummary = {
+        id: message.id,
+        from: message.from,
+        from_name: message.from_name,
+        subject: message.subject,
+        received_at: message.received_at,
+        size: message.size,
+      };
+      engine.sql('INSERT INTO messages (inbox_id, id, summary, record) VALUES (?, ?, ?, ?)').run(inbox.id, message.id, JSON.stringify(summary), JSON.stringify(message));
+      insertSearchRow(engine.sql(INSERT_SEARCH_ROW), inbox.id, message);
+      engine.sql('UPDATE inboxes SET message_count = message_count + 1 WHERE id = ?').run(inbox.id);
+      engine
+        .sql('INSERT INTO day_usage (account_id, day, emails) VALUES (?, ?, 1) ON CONFLICT (account_id, day) DO UPDATE SET emails = emails + 1')
+        .run(inbox.account_id, day);
+      return 'stored' as const;
+    });
+  }
+
+  deleteMessage(inboxId: string, messageId: string): Promise<boolean> {
+    const { engine } = this;
+    return engine.write(() => {
+      const { changes } = engine.sql('DELETE FROM messages WHERE inbox_id = ? AND id = ?').run(inboxId, messageId);
+      if (changes === 0) return false;
+      engine.sql('UPDATE inboxes SET message_count = message_count - 1 WHERE id = ?').run(inboxId);
+      return true;
+    });
+  }
+
+  async usage(accountId: string, day: string): Promise<number> {
+    const row = this.engine.read(() => this.engine.sql('SELECT emails FROM day_usage WHERE account_id = ? AND day = ?').get(accountId, day));
+    return row ? Number(row.emails) : 0;
+  }
+
+  async inboxesExpiredBy(epoch: number): Promise<InboxRecord[]> {
+    const rows = this.engine.read(() => this.engine.sql('SELECT record, message_count FROM inboxes WHERE expires_at_epoch <= ?').all(epoch));
+    return rows.map((r) => ({ ...parse<InboxRecord>(r.record), message_count: Number(r.message_count) }));
+  }
+}
