@@ -237,6 +237,11 @@ export interface Stores {
   webhooks: WebhookStore;
   /** Present where links are signed by this process (the embedded store). */
   downloads?: SignedDownloads;
+  /**
+   * Resolves once every write that resolved before the call survives a power loss (the embedded store: an fsync of its
+   * log). Absent where every write is durable when it resolves (DynamoDB, S3).
+   */
+  sync?(): Promise<void>;
   /** Releases files and connections (the local stack's stop). */
   close(): Promise<void>;
 }

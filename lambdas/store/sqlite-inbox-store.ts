@@ -17,8 +17,30 @@ const SCAN_CHUNK_ROWS = 20;
 
 const nowEpoch = () => Math.floor(Date.now() / 1000);
 
+/** Entries a cache holds at most; past that it starts again (a prober's addresses cannot grow it without bound). */
+const CACHE_ENTRIES = 10_000;
+
+function remember<K, V>(cache: Map<K, V>, key: K, value: V): V {
+  if (cache.size >= CACHE_ENTRIES) cache.clear();
+  cache.set(key, value);
+  return value;
+}
+
+/**
+ * This process is the database's one writer (the keys CLI writes keys only), so it keeps what every mail reads
+ * several times (the address's route at RCPT, end of DATA and ingest; the account's day count) in memory, written
+ * through at each commit and dropped when another connection has committed (Engine.checkExternalChange).
+ */
 export class SqliteInboxStore implements InboxStore {
-  constructor(private readonly engine: Engine) {}
+  private readonly routes = new Map<string, InboxRoute | null>();
+  private readonly dayCounts = new Map<string, number>();
+
+  constructor(private readonly engine: Engine) {
+    engine.onExternalChange(() => {
+      this.routes.clear();
+      this.dayCounts.clear();
+    });
+  }
 
   createInbox(inbox: InboxRecord): Promise<boolean> {
     const { engine } = this;
@@ -36,7 +58,7 @@ export class SqliteInboxStore implements InboxStore {
         .sql('INSERT OR REPLACE INTO address_claims (address, inbox_id, account_id, plan, expires_at_epoch, created_at) VALUES (?, ?, ?, ?, ?, ?)')
         .run(inbox.email, inbox.id, inbox.account_id, inbox.plan, inbox.expires_at_epoch, inbox.created_at);
       return true;
-    }, true);
+    }, true, () => this.routes.delete(inbox.email));
   }
 
   async getInbox(id: string): Promise<InboxRecord | null> {
@@ -66,10 +88,15 @@ export class SqliteInboxStore implements InboxStore {
   }
 
   async inboxForAddress(address: string): Promise<InboxRoute | null> {
+    this.engine.read(() => this.engine.checkExternalChange());
+    const cached = this.routes.get(address);
+    if (cached !== undefined) return cached ? { ...cached } : null;
     const row = this.engine.read(() => this.engine.sql('SELECT inbox_id, account_id, plan, expires_at_epoch, created_at FROM address_claims WHERE address = ?').get(address));
-    if (!row) return null;
+    if (!row) return remember(this.routes, address, null);
     const route: InboxRoute = { id: String(row.inbox_id), email: address, account_id: String(row.account_id), plan: row.plan as InboxRoute['plan'], expires_at_epoch: Number(row.expires_at_epoch) };
-    return row.created_at ? { ...route, created_at: String(row.created_at) } : route;
+    const found: InboxRoute = row.created_at ? { ...route, created_at: String(row.created_at) } : route;
+    remember(this.routes, address, found);
+    return { ...found };
   }
 
   async markInboxDeleting(inbox: InboxRecord, expiredAtEpoch: number): Promise<void> {
@@ -79,7 +106,7 @@ export class SqliteInboxStore implements InboxStore {
         .sql("UPDATE inboxes SET expires_at_epoch = ?, record = json_set(record, '$.deleting', json('true'), '$.expires_at_epoch', ?) WHERE id = ?")
         .run(expiredAtEpoch, expiredAtEpoch, inbox.id);
       engine.sql('UPDATE address_claims SET expires_at_epoch = ? WHERE address = ? AND inbox_id = ?').run(expiredAtEpoch, inbox.email, inbox.id);
-    }, true);
+    }, true, () => this.routes.delete(inbox.email));
   }
 
   deleteMessages(inboxId: string, max: number): Promise<number> {
@@ -98,7 +125,7 @@ export class SqliteInboxStore implements InboxStore {
       engine.sql('DELETE FROM messages WHERE inbox_id = ?').run(inbox.id);
       // A newer inbox may hold the address already.
       engine.sql('DELETE FROM address_claims WHERE address = ? AND inbox_id = ?').run(inbox.email, inbox.id);
-    });
+    }, false, () => this.routes.delete(inbox.email));
   }
 
   async listMessages(inboxId: string, limit: number, after?: string, filter?: MessageFilter): Promise<MessagePage> {
@@ -191,6 +218,10 @@ export class SqliteInboxStore implements InboxStore {
         .sql('INSERT INTO day_usage (account_id, day, emails) VALUES (?, ?, 1) ON CONFLICT (account_id, day) DO UPDATE SET emails = emails + 1')
         .run(inbox.account_id, day);
       return 'stored' as const;
+    }, false, (result) => {
+      const key = `${inbox.account_id}|${day}`;
+      const count = this.dayCounts.get(key);
+      if (result === 'stored' && count !== undefined) this.dayCounts.set(key, count + 1);
     });
   }
 
@@ -205,8 +236,12 @@ export class SqliteInboxStore implements InboxStore {
   }
 
   async usage(accountId: string, day: string): Promise<number> {
+    this.engine.read(() => this.engine.checkExternalChange());
+    const key = `${accountId}|${day}`;
+    const cached = this.dayCounts.get(key);
+    if (cached !== undefined) return cached;
     const row = this.engine.read(() => this.engine.sql('SELECT emails FROM day_usage WHERE account_id = ? AND day = ?').get(accountId, day));
-    return row ? Number(row.emails) : 0;
+    return remember(this.dayCounts, key, row ? Number(row.emails) : 0);
   }
 
   async inboxesExpiredBy(epoch: number): Promise<InboxRecord[]> {

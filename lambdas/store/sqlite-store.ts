@@ -32,6 +32,7 @@ export function openEmbeddedStores(config: EmbeddedStoreConfig): Stores {
     blobs,
     webhooks: new SqliteWebhookStore(engine),
     downloads: blobs,
+    sync: () => engine.sync(),
     async close() {
       // Let writes already queued commit first.
       await engine.write(() => undefined);

@@ -10,7 +10,12 @@ import type { Engine } from './sqlite-engine';
 const parse = <T>(json: unknown): T => JSON.parse(String(json)) as T;
 
 export class SqliteWebhookStore implements WebhookStore {
-  constructor(private readonly engine: Engine) {}
+  /** Each account's webhooks, read for every mail it receives: kept by the one writer, written through (as the inbox store's routes). */
+  private readonly byAccount = new Map<string, WebhookRecord[]>();
+
+  constructor(private readonly engine: Engine) {
+    engine.onExternalChange(() => this.byAccount.clear());
+  }
 
   putWebhook(hook: WebhookRecord, maxPerAccount: number): Promise<boolean> {
     const { engine } = this;
@@ -19,7 +24,7 @@ export class SqliteWebhookStore implements WebhookStore {
       if (held >= maxPerAccount) return false;
       engine.sql('INSERT INTO webhooks (account_id, id, record) VALUES (?, ?, ?)').run(hook.account_id, hook.id, JSON.stringify(hook));
       return true;
-    });
+    }, false, () => this.byAccount.delete(hook.account_id));
   }
 
   async getWebhook(accountId: string, webhookId: string): Promise<WebhookRecord | null> {
@@ -36,12 +41,23 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   async accountWebhooks(accountId: string): Promise<WebhookRecord[]> {
-    return this.engine.read(() => this.engine.sql('SELECT record FROM webhooks WHERE account_id = ? ORDER BY id').all(accountId)).map((r) => parse<WebhookRecord>(r.record));
+    this.engine.read(() => this.engine.checkExternalChange());
+    let hooks = this.byAccount.get(accountId);
+    if (!hooks) {
+      hooks = this.engine.read(() => this.engine.sql('SELECT record FROM webhooks WHERE account_id = ? ORDER BY id').all(accountId)).map((r) => parse<WebhookRecord>(r.record));
+      if (this.byAccount.size >= 10_000) this.byAccount.clear();
+      this.byAccount.set(accountId, hooks);
+    }
+    return hooks.map((h) => ({ ...h }));
   }
 
   deleteWebhook(accountId: string, webhookId: string): Promise<boolean> {
     const { engine } = this;
-    return engine.write(() => engine.sql('DELETE FROM webhooks WHERE account_id = ? AND id = ?').run(accountId, webhookId).changes > 0);
+    return engine.write(
+      () => engine.sql('DELETE FROM webhooks WHERE account_id = ? AND id = ?').run(accountId, webhookId).changes > 0,
+      false,
+      () => this.byAccount.delete(accountId),
+    );
   }
 
   disableWebhook(accountId: string, webhookId: string, reason: string, atIso: string): Promise<boolean> {
@@ -54,7 +70,7 @@ export class SqliteWebhookStore implements WebhookStore {
       const disabled: WebhookRecord = { ...hook, status: 'disabled', disabled_reason: reason, disabled_at: atIso };
       engine.sql('UPDATE webhooks SET record = ? WHERE account_id = ? AND id = ?').run(JSON.stringify(disabled), accountId, webhookId);
       return true;
-    });
+    }, false, () => this.byAccount.delete(accountId));
   }
 
   async putDelivery(delivery: DeliveryRecord, keepSeconds: number): Promise<void> {

@@ -1,0 +1,60 @@
+/**
+ * What the embedded store keeps in memory as the database's one writer (address routes, day counts, webhook lists)
+ * and its group commit without savepoints: another connection's commit (the keys CLI, a test moving time) clears the
+ * caches, so no read answers from a stale copy; and a write that throws inside a group undoes only itself.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { appConfig } from '../../lambdas/config/app-config';
+import { appContext } from '../../lambdas/app/context';
+import { Engine } from '../../lambdas/store/sqlite-engine';
+import { DATABASE_FILE } from '../../lambdas/store/sqlite-store';
+import { DAY, inboxRecord, message } from '../contract/contract';
+
+let dataDir: string;
+beforeEach(() => (dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-caches-'))));
+afterEach(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+const open = () => appContext(appConfig({ store: { kind: 'embedded', dataDir, publicUrl: 'http://127.0.0.1:9' } }));
+
+it('answers routes, day counts and webhook lists from memory only until another connection commits', async () => {
+  const stack = open();
+  const other = open(); // a second process on the same folder
+  try {
+    const inbox = inboxRecord();
+    expect(await stack.stores.inboxes.inboxForAddress(inbox.email)).toBeNull(); // cached as unknown
+    expect(await stack.stores.inboxes.usage(inbox.account_id, DAY)).toBe(0); // cached
+    expect(await stack.stores.webhooks.accountWebhooks(inbox.account_id)).toEqual([]); // cached
+
+    expect(await other.stores.inboxes.createInbox(inbox)).toBe(true);
+    expect(await other.stores.inboxes.putMessage(message(inbox, 0), inbox, DAY, 100)).toBe('stored');
+    await other.stores.webhooks.putWebhook({ id: 'wh_1', account_id: inbox.account_id, url: 'https://example.com/h', events: ['message.received'], status: 'active', created_at: DAY } as never, 10);
+
+    expect(await stack.stores.inboxes.inboxForAddress(inbox.email)).toMatchObject({ id: inbox.id });
+    expect(await stack.stores.inboxes.usage(inbox.account_id, DAY)).toBe(1);
+    expect((await stack.stores.webhooks.accountWebhooks(inbox.account_id)).map((h) => h.id)).toEqual(['wh_1']);
+
+    // Its own writes go through at commit: the count and the route follow without a read.
+    expect(await stack.stores.inboxes.putMessage(message(inbox, 1), inbox, DAY, 100)).toBe('stored');
+    expect(await stack.stores.inboxes.usage(inbox.account_id, DAY)).toBe(2);
+    await stack.stores.inboxes.markInboxDeleting(inbox, 1);
+    expect((await stack.stores.inboxes.inboxForAddress(inbox.email))!.expires_at_epoch).toBe(1);
+  } finally {
+    await stack.stores.close();
+    await other.stores.close();
+  }
+});
+
+it('commits a group in one transaction; a write that throws undoes only itself', async () => {
+  const engine = new Engine(path.join(dataDir, DATABASE_FILE));
+  try {
+    engine.db.exec('CREATE TABLE t (k TEXT PRIMARY KEY)');
+    const writes = ['a', 'b', 'a', 'c'].map((k) => engine.write(() => engine.sql('INSERT INTO t (k) VALUES (?)').run(k)));
+    const settled = await Promise.allSettled(writes);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(engine.db.prepare('SELECT k FROM t ORDER BY k').all().map((r) => r.k)).toEqual(['a', 'b', 'c']);
+    await engine.sync();
+  } finally {
+    engine.close();
+  }
+});
