@@ -53,6 +53,8 @@ export interface LocalConfig {
   catchAll: boolean;
   /** Accepted mails being ingested at once; more wait before their 250 (backpressure). */
   ingestConcurrency: number;
+  /** LOG_LEVEL=DEBUG: a log line per mail received and stored; otherwise the SMTP server logs a summary each second. */
+  logEachMail: boolean;
   /** Keep a dev key in `<data folder>/dev-key` (made when absent) and print it (TEMPMAIL_NO_DEV_KEY=1: neither). */
   printDevKey: boolean;
   webhooks: {
@@ -145,7 +147,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
     smtpTlsFiles: tlsFiles(env.TEMPMAIL_SMTP_TLS_CERT, env.TEMPMAIL_SMTP_TLS_KEY),
     smtpAuth: onOff(env.TEMPMAIL_SMTP_AUTH, true, 'TEMPMAIL_SMTP_AUTH'),
     catchAll: catchAll(env),
-    ingestConcurrency: Math.max(1, count(env.TEMPMAIL_INGEST_CONCURRENCY, store === 'embedded' ? 4 : 2, 'TEMPMAIL_INGEST_CONCURRENCY')),
+    ingestConcurrency: Math.max(1, count(env.TEMPMAIL_INGEST_CONCURRENCY, store === 'embedded' ? 16 : 2, 'TEMPMAIL_INGEST_CONCURRENCY')),
+    logEachMail: (env.LOG_LEVEL ?? '').toUpperCase() === 'DEBUG',
     rateLimits: env.TEMPMAIL_RATE_LIMITS ? (onOff(env.TEMPMAIL_RATE_LIMITS, true, 'TEMPMAIL_RATE_LIMITS') ? 'all' : 'none') : 'plan-keys',
     authorizerCacheSeconds: count(env.TEMPMAIL_AUTHORIZER_CACHE_SECONDS, AUTHORIZER_CACHE_SECONDS, 'TEMPMAIL_AUTHORIZER_CACHE_SECONDS'),
     printDevKey: env.TEMPMAIL_NO_DEV_KEY !== '1',
@@ -226,6 +229,8 @@ export const devKeyFile = (dataDir: string) => path.join(dataDir, 'dev-key');
 
 /** Where the SMTP server spools DATA past 1 MB: inside the data folder, emptied when the stack starts. */
 export const smtpSpoolDir = (dataDir: string) => path.join(dataDir, 'smtp-spool');
+/** The embedded form's inbound spool: mail past its 250 until it is stored (local/inbound-spool.ts). */
+export const inboundSpoolDir = (dataDir: string) => path.join(dataDir, 'inbound-spool');
 
 /** The service config of this local stack; `endpoints` are the stand-ins' in the dynamodb form. */
 export function serviceConfig(config: LocalConfig, endpoints?: { dynamodb: string; s3: string }): AppConfig {

@@ -1,8 +1,7 @@
 /**
- * The local stand-in for SES receiving: an SMTP server for the configured domains only. Like SES's receipt rule it
- * stores the raw mail durably (the inbound queue, lambdas/usecases/inbound.ts) before it answers 250, then runs the
- * same ingest use case the SES handler runs, retrying until the mail is stored, also across restarts: a mail that
- * got a 250 is never lost.
+ * The local stand-in for SES receiving: an SMTP server for the configured domains only, the protocol and its limits.
+ * Like SES's receipt rule it answers 250 only once the raw mail is durable; what follows the end of DATA (the spool,
+ * ingest, retries, replay after a restart) is the inbound worker's (local/inbound-worker.ts).
  *
  * It defends itself the way a mail server facing strangers must: SIZE is enforced while the data streams (bytes past
  * the limit are read and dropped, never kept; past 1 MB a message waits in a file of the data folder's spool, not in memory; files a crash left there are removed at start), each client address may hold a bounded number of connections, and a
@@ -10,16 +9,17 @@
  * uninformative: a dead address (unknown, deleted or expired) gets one and the same reply, rejected recipients count
  * toward a session's recipient cap, and past a few each rejection waits longer (a tarpit).
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { DependencyUnavailable } from '../lambdas/core/errors';
 import { MAX_MESSAGE_BYTES, MAX_RECIPIENTS } from '../lambdas/core/limits';
 import type { Caller } from '../lambdas/core/model';
 import type { IngestContext } from '../lambdas/usecases/context';
-import { acceptInbound, finishInbound, ingestInbound, newMailId, pendingInbound, type Envelope } from '../lambdas/usecases/inbound';
-import { admitMail, admitRecipient, QuotaReservations, reserveAccepted, type Admission } from '../lambdas/usecases/ingest';
+import { newMailId, type Envelope } from '../lambdas/usecases/inbound';
+import { admitMail, admitRecipient, type Admission } from '../lambdas/usecases/ingest';
+import { InboundWorker } from './inbound-worker';
+import type { InboundSpool } from './inbound-spool';
+import { readData, SmtpReply } from './smtp-data';
 
 export interface MailServerOptions {
   host: string;
@@ -29,6 +29,10 @@ export interface MailServerOptions {
   socketTimeoutMs: number;
   /** Ingests in flight at most; a mail beyond that waits before its 250 (backpressure keeps 250→visible short). */
   ingestConcurrency: number;
+  /** The embedded form's inbound spool (local/inbound-spool.ts); without it, the blob store's inbound queue. */
+  inboundSpool?: InboundSpool;
+  /** A log line per mail (LOG_LEVEL=DEBUG); otherwise a summary each second. */
+  logEachMail?: boolean;
   /**
    * Where DATA past 1 MB waits until its end: a folder of this server's own (in the data folder), emptied at start,
    * since a file in it then belongs to a process that was killed mid-DATA.
@@ -59,15 +63,6 @@ export const tarpitDelayMs = (rejected: number, stepMs: number): number =>
 export const MAX_CONNECTIONS_PER_CLIENT = 50;
 const MAX_CLIENTS = 1_000;
 
-class SmtpReply extends Error {
-  constructor(
-    readonly responseCode: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /** One reply for every dead address, so that a prober learns nothing about whether an address ever lived. */
 const NO_MAILBOX = new SmtpReply(550, '5.1.1 No such mailbox');
 const REFUSALS: Record<Exclude<Admission, 'ok'>, SmtpReply> = {
@@ -87,21 +82,22 @@ interface Connection {
 
 export class LocalMailServer {
   private readonly server: SMTPServer;
-  private readonly pending = new Map<string, Promise<void>>();
-  private readonly slots: Semaphore;
-  /** Mail this process accepted: resume() leaves these to accept(), which scheduled them already. */
-  private readonly acceptedHere = new Set<string>();
+  private readonly worker: InboundWorker;
   private readonly perClient = new Map<string, number>();
   /** session id → when it last made progress with a mail: connected, MAIL, RCPT, a chunk of DATA, its end. */
   private readonly lastMail = new Map<string, number>();
   /** session id → recipients refused as dead or foreign in the session so far (never reset by RSET or a new MAIL). */
   private readonly rejected = new Map<string, number>();
-  private readonly reservations = new QuotaReservations();
   private idleTimer?: NodeJS.Timeout;
-  private closed = false;
 
   constructor(private readonly options: MailServerOptions) {
-    this.slots = new Semaphore(options.ingestConcurrency);
+    this.worker = new InboundWorker({
+      ctx: options.ctx,
+      concurrency: options.ingestConcurrency,
+      spool: options.inboundSpool,
+      logEachMail: options.logEachMail ?? false,
+      log: options.log,
+    });
     this.server = new SMTPServer({
       name: 'tempmail.local',
       banner: 'TempMail local SMTP (SES stand-in)',
@@ -179,12 +175,12 @@ export class LocalMailServer {
     });
     this.idleTimer = setInterval(() => this.closeIdleSessions(), Math.max(250, Math.min(5_000, this.options.socketTimeoutMs / 4)));
     this.idleTimer.unref();
-    void this.resume();
+    await this.worker.start();
     return (this.server.server.address() as { port: number }).port;
   }
 
   async close(): Promise<void> {
-    this.closed = true;
+    this.worker.close();
     clearInterval(this.idleTimer);
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -207,7 +203,7 @@ export class LocalMailServer {
     // Refused recipients count too: without them a session could probe 20,000 addresses in a second.
     const rejected = this.rejected.get(session.id) ?? 0;
     if (session.envelope.rcptTo.length + rejected >= MAX_RECIPIENTS) throw new SmtpReply(452, '4.5.3 Too many recipients');
-    const admission = await admitRecipient(this.options.ctx, address.address, this.reservations, { catchAllFor: this.options.catchAllFor });
+    const admission = await admitRecipient(this.options.ctx, address.address, this.worker.reservations, { catchAllFor: this.options.catchAllFor });
     if (admission === 'ok') return;
     // A full quota (452) says nothing about the address and a sender retries it later: neither counted nor slowed.
     if (admission === 'quota' || admission === 'inbox-limit') throw REFUSALS[admission];
@@ -228,160 +224,15 @@ export class LocalMailServer {
       receivedAt: new Date(ctx.now()).toISOString(),
     };
     // Counted before the 250: a mail that got one is within its account's limit, however many sessions race.
-    const reservation = await admitMail(ctx, envelope.recipients, this.reservations);
+    const reservation = await admitMail(ctx, envelope.recipients, this.worker.reservations);
     if (reservation === 'quota') throw REFUSALS.quota;
     if (reservation === 'no-inbox') throw new SmtpReply(550, '5.1.1 No such mailbox: deleted or expired since RCPT');
-    const release = await this.slots.acquire();
-    try {
-      this.acceptedHere.add(envelope.mailId);
-      await acceptInbound(ctx, envelope, raw);
-    } catch (error) {
-      this.acceptedHere.delete(envelope.mailId);
-      reservation.release();
-      release();
-      throw error;
-    }
-    this.options.log(`[smtp] received ${envelope.mailId}: ${raw.length} bytes for ${envelope.recipients.join(', ')}`);
-    this.schedule(envelope, release, reservation.release);
-  }
-
-  /** `release`: the ingest slot this mail holds while an attempt runs; `done`: its quota reservation. */
-  private schedule(envelope: Envelope, release: () => void, done: () => void): void {
-    if (this.pending.has(envelope.mailId)) {
-      done();
-      return release();
-    }
-    const run = this.ingestUntilStored(envelope, release, done).finally(() => {
-      done();
-      this.pending.delete(envelope.mailId);
-      this.acceptedHere.delete(envelope.mailId);
-    });
-    this.pending.set(envelope.mailId, run);
-  }
-
-  /**
-   * Runs ingest until it succeeds, then the clean-up until that succeeds: ingest never runs again once it has stored
-   * the mail. A slot is held only while an attempt runs, so retries are bounded like first attempts and a failing
-   * dependency does not block new mail behind back-offs.
-   */
-  private async ingestUntilStored(envelope: Envelope, release: () => void, stored: () => void): Promise<void> {
-    const { ctx } = this.options;
-    const steps: [string, () => Promise<unknown>][] = [
-      // Once stored, the store's day count includes the mail: its reservation goes at once.
-      [
-        'ingest',
-        () =>
-          ingestInbound(ctx, envelope).then((outcomes) => {
-            for (const o of outcomes) {
-              if (o.degraded) this.options.log(`[smtp] ${envelope.mailId} stored degraded as ${o.messageId}: ${o.degraded}`);
-              else if (o.outcome !== 'stored' && o.outcome !== 'duplicate') this.options.log(`[smtp] ${envelope.mailId} for ${o.recipient} dropped (${o.outcome})`);
-            }
-            stored();
-          }),
-      ],
-      ['clean-up', () => finishInbound(ctx, envelope)],
-    ];
-    let slot: (() => void) | undefined = release;
-    try {
-      for (const [name, step] of steps) {
-        for (let attempt = 0; ; attempt++) {
-          if (this.closed) return;
-          slot ??= await this.slots.acquire();
-          try {
-            await step();
-            break;
-          } catch (error) {
-            slot();
-            slot = undefined;
-            if (attempt === 0 || attempt % 10 === 0) this.options.log(`[smtp] ${name} of ${envelope.mailId} failed (${(error as Error).message}); retrying`);
-            await new Promise((r) => setTimeout(r, Math.min(10_000, 100 * 2 ** attempt)));
-          }
-        }
-      }
-    } finally {
-      slot?.();
-    }
-  }
-
-  /** After a restart: every mail still in the inbound queue was accepted but not yet stored. */
-  private async resume(): Promise<void> {
-    const { ctx } = this.options;
-    const busy = (mailId: string) => this.pending.has(mailId) || this.acceptedHere.has(mailId);
-    for (let attempt = 0; !this.closed; attempt++) {
-      try {
-        for (const item of await pendingInbound(ctx, busy)) {
-          if ('unreadable' in item) this.options.log(`[smtp] ${item.unreadable}; left in place`);
-          else if (!busy(item.envelope.mailId)) {
-            const reservation = await reserveAccepted(ctx, item.envelope.recipients, this.reservations);
-            this.schedule(item.envelope, await this.slots.acquire(), reservation.release);
-          }
-        }
-        return;
-      } catch (error) {
-        this.options.log(`[smtp] resuming accepted mail failed (${(error as Error).message}); retrying`);
-        await new Promise((r) => setTimeout(r, Math.min(10_000, 200 * 2 ** attempt)));
-      }
-    }
+    await this.worker.accept(envelope, raw, reservation.release);
   }
 
   /** Resolves when every accepted mail has been ingested (tests and benchmarks). */
-  async drain(): Promise<void> {
-    while (this.pending.size) await Promise.all([...this.pending.values()]);
-  }
-}
-
-/** Data kept in memory per message; past this it is spooled to a file until the end of DATA. */
-const IN_MEMORY_DATA_BYTES = 1024 * 1024;
-
-/**
- * The message data, read to its end whatever its size: the first MB in memory, the rest (up to the size limit) in a
- * temporary file, and nothing past the limit, so that senders of oversized data cost a bounded amount of memory
- * each (3 parallel 300 MB DATA once took the process to 1 GB). 552 once the data has ended beyond the limit.
- */
-async function readData(stream: SMTPServerDataStream, spoolDir: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let spool: { path: string; file: fs.FileHandle } | undefined;
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > MAX_MESSAGE_BYTES) continue; // read and dropped
-      if (!spool && size > IN_MEMORY_DATA_BYTES) {
-        const file = path.join(spoolDir, `data-${randomBytes(8).toString('hex')}`);
-        spool = { path: file, file: await fs.open(file, 'wx', 0o600) };
-        for (const kept of chunks.splice(0)) await spool.file.write(kept);
-      }
-      if (spool) await spool.file.write(chunk);
-      else chunks.push(chunk);
-    }
-    if (stream.sizeExceeded || size > MAX_MESSAGE_BYTES) throw new SmtpReply(552, '5.3.4 Message exceeds the 40 MB limit');
-    if (!spool) return Buffer.concat(chunks);
-    await spool.file.close();
-    return await fs.readFile(spool.path);
-  } finally {
-    if (spool) {
-      await spool.file.close().catch(() => undefined);
-      await fs.rm(spool.path, { force: true });
-    }
-  }
-}
-
-/** A counting semaphore; `acquire` resolves with a release function that is safe to call more than once. */
-class Semaphore {
-  private readonly waiting: (() => void)[] = [];
-  constructor(private available: number) {}
-
-  async acquire(): Promise<() => void> {
-    if (this.available > 0) this.available--;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.available++;
-    };
+  drain(): Promise<void> {
+    return this.worker.drain();
   }
 }
 

@@ -13,10 +13,12 @@ import { installContext } from '../lambdas/app/current';
 import type { IngestContext } from '../lambdas/usecases/context';
 import { hashApiKey } from '../lambdas/core/ids';
 import { ensureKey, findKey, issueKey } from '../lambdas/usecases/keys';
-import { devKeyFile, serviceConfig, smtpSpoolDir, viewerBuildDir, viewerIsPrebuilt, type LocalConfig } from './config';
+import { devKeyFile, inboundSpoolDir, serviceConfig, smtpSpoolDir, viewerBuildDir, viewerIsPrebuilt, type LocalConfig } from './config';
 import { LocalGateway } from './gateway';
 import { startSweeper } from './sweep';
 import { LocalMailServer } from './smtp';
+import { InboundSpool } from './inbound-spool';
+import { settleInbound } from '../lambdas/usecases/inbound';
 import { smtpTlsPair } from './smtp-tls';
 import { LocalWebhookDispatcher } from './webhook-dispatcher';
 
@@ -199,6 +201,9 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
       socketTimeoutMs: config.smtpSocketTimeoutMs,
       ingestConcurrency: config.ingestConcurrency,
       spoolDir: smtpSpoolDir(config.dataDir),
+      // The embedded form's queue before the 250; the dynamodb form keeps SES's, an object in the S3 server.
+      inboundSpool: config.store === 'embedded' ? new InboundSpool(inboundSpoolDir(config.dataDir), () => settleInbound(ctx), log) : undefined,
+      logEachMail: config.logEachMail,
       tarpitStepMs: config.smtpTarpitStepMs,
       tls: await smtpTlsPair(config.dataDir, config.smtpTlsFiles),
       auth: config.smtpAuth,

@@ -27,8 +27,12 @@ export function envelopeMetadata(envelope: Envelope): { metadata: Record<string,
   return encoded.length <= MAX_META_BYTES ? { metadata: { [ENVELOPE_META]: encoded }, spooled: false } : { metadata: { [ENVELOPE_META]: 'spool' }, spooled: true };
 }
 
-/** SES-like ids: time-ordered, unique. */
-export const newMailId = (nowMs: number) => `${nowMs.toString(36)}${randomBytes(10).toString('hex')}`;
+/** This process's part of its mail ids: random, drawn once; a counter tells its mails apart. */
+const processPart = randomBytes(6).toString('hex');
+let mailCounter = 0;
+
+/** SES-like ids: time-ordered, unique (a random part per process and a counter: no random draw per mail). */
+export const newMailId = (nowMs: number) => `${nowMs.toString(36)}${processPart}${(mailCounter++ % 0x100000000).toString(16).padStart(8, '0')}`;
 
 /** Stores the raw mail and its envelope durably; the SMTP 250 may follow. */
 export async function acceptInbound(ctx: AppContext, envelope: Envelope, raw: Buffer): Promise<void> {
@@ -42,14 +46,20 @@ export async function acceptInbound(ctx: AppContext, envelope: Envelope, raw: Bu
  * Runs ingest on an accepted mail: stored in every inbox it names (again: a duplicate, not a second copy). Throws on
  * a transient fault: the caller retries. `finishInbound` then removes it from the queue.
  */
-export async function ingestInbound(ctx: IngestContext, envelope: Envelope): Promise<RecipientOutcome[]> {
+export async function ingestInbound(ctx: IngestContext, envelope: Envelope, raw?: Buffer): Promise<RecipientOutcome[]> {
   return deliverMessage(ctx, {
+    raw,
     mailId: envelope.mailId,
     recipients: envelope.recipients,
     envelopeFrom: envelope.envelopeFrom,
     receivedAtMs: Date.parse(envelope.receivedAt),
     verdicts: DISABLED_VERDICTS,
   });
+}
+
+/** Resolves once every write ingest made before the call survives a power loss (then its spool record may go). */
+export async function settleInbound(ctx: AppContext): Promise<void> {
+  await ctx.stores.sync?.();
 }
 
 /** After ingest: the inbound object (first: once it is gone the mail is never ingested again), then its spool. */

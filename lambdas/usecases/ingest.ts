@@ -26,6 +26,8 @@ export interface InboundMail {
   envelopeFrom: string;
   receivedAtMs: number;
   verdicts: AuthVerdicts;
+  /** The raw mail, when the caller holds it already (the local form's spool): used as it is, never read back. */
+  raw?: Buffer;
 }
 
 export type DropReason = 'not-our-domain' | 'unknown-inbox' | 'expired-inbox' | 'quota';
@@ -247,7 +249,7 @@ export async function deliverMessage(ctx: IngestContext, mail: InboundMail): Pro
   }
   const rawKey = blobKeys.inbound(mail.mailId);
   // The raw mail is read while the recipients are routed: one round trip less before the message is visible.
-  const rawRead = routed.size > 0 ? ctx.stores.blobs.get(rawKey) : Promise.resolve(null);
+  const rawRead = mail.raw ? Promise.resolve(mail.raw) : routed.size > 0 ? ctx.stores.blobs.get(rawKey) : Promise.resolve(null);
   rawRead.catch(() => undefined); // awaited below, or moot when no recipient routes
   const routes = await Promise.all([...routed].map(async ([address, recipient]) => ({ recipient, inbox: await liveInbox(ctx, address) })));
   for (const { recipient, inbox } of routes) {
@@ -341,7 +343,9 @@ async function storeBlobs(
 ): Promise<{ record: MessageRecord; attachmentKeys: string[] }> {
   const { blobs } = ctx.stores;
   const raw = blobKeys.raw(inbox.id, messageId);
-  const copied = blobs.copy(rawKey, raw);
+  // Held in memory (the local spool): written once, where the message keeps it; else copied from the inbound object.
+  const copied = mail.raw ? blobs.put(raw, mail.raw, 'message/rfc822') : blobs.copy(rawKey, raw);
+  copied.catch(() => undefined); // awaited below
   const attachments: AttachmentRecord[] = await Promise.all(
     parsed.attachments.slice(0, MESSAGE_CAPS.attachments).map(async (a, i) => {
       const id = `att_${i + 1}`;

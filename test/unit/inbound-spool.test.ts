@@ -1,0 +1,94 @@
+/**
+ * The embedded form's inbound spool (local/inbound-spool.ts) on its own, on real files: what was appended (durable
+ * before its 250) comes back at the next open, in order and intact; a torn tail (a group whose fdatasync never
+ * returned) is skipped without losing the records before it; a segment goes only when all its mail is stored and the
+ * store has synced, and stays (to be replayed) when that sync fails.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { decodeSegment, encodeRecord, InboundSpool } from '../../local/inbound-spool';
+import type { Envelope } from '../../lambdas/usecases/inbound';
+
+const envelope = (n: number): Envelope => ({ mailId: `mail-${n}`, recipients: [`to${n}@tempmail.local`], envelopeFrom: 'from@example.com', receivedAt: new Date(n * 1000).toISOString() });
+const raw = (n: number) => Buffer.from(`Subject: spool ${n}\r\n\r\n${'x'.repeat(n * 37)}\r\n`);
+const segments = (dir: string) => fs.readdirSync(dir).filter((f) => f.startsWith('segment-')).sort();
+
+let dir: string;
+const lines: string[] = [];
+const log = (line: string) => lines.push(line);
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-spool-'));
+  lines.length = 0;
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+it('gives back at the next open, in order and intact, every record whose append resolved', async () => {
+  const spool = new InboundSpool(dir, async () => undefined, log);
+  expect(await spool.open()).toEqual([]);
+  const places = await Promise.all(Array.from({ length: 50 }, (_, i) => spool.append(envelope(i), raw(i))));
+  // A retry reads a record's raw mail again from where the append put it.
+  expect(await spool.read(places[17])).toEqual(raw(17));
+  const again = new InboundSpool(dir, async () => undefined, log);
+  const replayed = await again.open();
+  expect(replayed.map((r) => r.envelope)).toEqual(Array.from({ length: 50 }, (_, i) => envelope(i)));
+  expect(replayed.map((r) => r.raw.toString())).toEqual(Array.from({ length: 50 }, (_, i) => raw(i).toString()));
+  expect(lines).toEqual([]);
+});
+
+it.each([
+  ['cut short', (file: string) => fs.truncateSync(file, fs.statSync(file).size - 7)],
+  ['with garbage after it', (file: string) => fs.appendFileSync(file, Buffer.alloc(40, 0xab))],
+  ['with its last bytes changed', (file: string) => {
+    const bytes = fs.readFileSync(file);
+    bytes[bytes.length - 3] ^= 0xff;
+    fs.writeFileSync(file, bytes);
+  }],
+])('skips a torn tail (%s) and replays every whole record before it', async (_, tear) => {
+  const spool = new InboundSpool(dir, async () => undefined, log);
+  await spool.open();
+  for (let i = 0; i < 5; i++) await spool.append(envelope(i), raw(i));
+  const [file] = segments(dir);
+  tear(path.join(dir, file));
+  const replayed = await new InboundSpool(dir, async () => undefined, log).open();
+  const whole = decodeSegment(fs.readFileSync(path.join(dir, file))).records.length;
+  expect(replayed.map((r) => r.envelope.mailId)).toEqual(Array.from({ length: whole }, (_, i) => `mail-${i}`));
+  expect(whole).toBeGreaterThanOrEqual(4);
+  expect(lines.some((l) => /bytes after its last whole record skipped/.test(l))).toBe(true);
+});
+
+it('removes a segment once all its mail is stored and synced, and never before; a failed sync leaves it for replay', async () => {
+  let syncs = 0;
+  let failSync = false;
+  const spool = new InboundSpool(dir, async () => {
+    syncs++;
+    if (failSync) throw new Error('disk gone');
+  }, log);
+  await spool.open();
+  const places = await Promise.all([0, 1, 2].map((i) => spool.append(envelope(i), raw(i))));
+  spool.stored(places[0]);
+  spool.stored(places[1]);
+  await new Promise((r) => setTimeout(r, 20));
+  expect(segments(dir)).toHaveLength(1);
+  expect(syncs).toBe(0);
+  spool.stored(places[2]);
+  for (let i = 0; i < 100 && segments(dir).length > 0; i++) await new Promise((r) => setTimeout(r, 10));
+  expect(segments(dir)).toEqual([]);
+  expect(syncs).toBe(1);
+
+  // The next append starts a new segment; its sync fails: the segment stays, and the next open replays it.
+  failSync = true;
+  const place = await spool.append(envelope(9), raw(9));
+  spool.stored(place);
+  for (let i = 0; i < 100 && !lines.some((l) => /not removed/.test(l)); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(lines.some((l) => /not removed \(disk gone\)/.test(l))).toBe(true);
+  expect((await new InboundSpool(dir, async () => undefined, log).open()).map((r) => r.envelope.mailId)).toEqual(['mail-9']);
+});
+
+it('encodes a record as header, envelope and raw mail, each length and the CRC in the header', () => {
+  const [header, env, body] = encodeRecord(envelope(1), raw(1));
+  expect(header.subarray(0, 4).toString()).toBe('TMI1');
+  expect(header.readUInt32LE(4)).toBe(env.length);
+  expect(header.readUInt32LE(8)).toBe(body.length);
+  expect(decodeSegment(Buffer.concat([header, env, body])).records[0]).toMatchObject({ envelope: envelope(1), offset: header.length + env.length });
+});
