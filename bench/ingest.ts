@@ -2,8 +2,17 @@
  * `npm run bench:ingest`: messages per second accepted and stored for 2,000 messages of about 2 KB over 10
  * concurrent SMTP sessions, and 200 messages of about 200 KB with one attachment; p50/p99 from the 250 reply to
  * the message showing in GET .../messages; RSS after. Beside it, the ceiling: a bare smtp-server that discards.
+ *
+ * With postfix's `smtp-source` (on the PATH, or SMTP_SOURCE=<path>; `apt-get download postfix && dpkg-deb -x
+ * postfix_*.deb /tmp/postfix` gives it without installing an MTA: SMTP_SOURCE=/tmp/postfix/usr/sbin/smtp-source)
+ * it also reports, per mail, the server process's CPU (user + system from /proc, all its threads) beside the
+ * discarding server's in the same run (the floor any smtp-server-based ingest pays), bytes written to disk
+ * (/proc/<pid>/io write_bytes) and, against the issue's ceilings, mail/s and RSS after. `BENCH_NODEMAILER=0` skips
+ * the nodemailer rows.
  */
 import { execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
@@ -119,29 +128,60 @@ async function run(stack: StackHandle, label: string, count: number, large: bool
   );
 }
 
-/** postfix's `smtp-source`, the load generator the issue's reference figures were taken with, when installed. */
-function hasSmtpSource(): boolean {
+/** postfix's `smtp-source`, the load generator the issue's reference figures were taken with: SMTP_SOURCE, or on the PATH. */
+function smtpSourceCommand(): { file: string; env: NodeJS.ProcessEnv } | undefined {
+  const given = process.env.SMTP_SOURCE;
+  if (given) {
+    // Extracted from the .deb rather than installed: its libraries are in <root>/usr/lib/postfix.
+    const libs = path.resolve(path.dirname(given), '..', 'lib', 'postfix');
+    return { file: given, env: { ...process.env, LD_LIBRARY_PATH: [libs, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':') } };
+  }
   try {
     execFileSync('sh', ['-c', 'command -v smtp-source'], { stdio: 'ignore' });
-    return true;
+    return { file: 'smtp-source', env: process.env };
   } catch {
-    return false;
+    return undefined;
   }
+}
+const SMTP_SOURCE = smtpSourceCommand();
+
+/** Bytes the process has caused to be written to storage so far (/proc/<pid>/io). */
+const writtenBytes = (pid: number) => Number(/write_bytes:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? 0);
+
+/** Child processes of `pid` still running, by name (an esbuild service the viewer build left would show here). */
+function children(pid: number): string[] {
+  const found: string[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [, name, rest] = /^\d+ \((.*)\) (.*)$/s.exec(stat)!;
+      if (Number(rest.split(' ')[1]) === pid) found.push(`${name} (${entry})`);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
 }
 
 /** smtp-source: `count` mails with a `bytes` body over SESSIONS sessions to one address; seconds taken. */
 async function smtpSource(port: number, count: number, bytes: number, to: string): Promise<number> {
   const started = Date.now();
   const args = ['-s', String(SESSIONS), '-d', '-m', String(count), '-l', String(bytes), '-f', 'bench@example.com', '-t', to, `127.0.0.1:${port}`];
-  await promisify(execFile)('smtp-source', args, { maxBuffer: 1 << 20 });
+  await promisify(execFile)(SMTP_SOURCE!.file, args, { maxBuffer: 1 << 20, env: SMTP_SOURCE!.env });
   return (Date.now() - started) / 1000;
 }
 
-async function runSmtpSource(stack: StackHandle, label: string, count: number, bytes: number) {
+/** The issue's ceilings (issue 22): server CPU per mail by size, throughput with smtp-source, RSS after. */
+const CEILINGS = { smallCpuUs: 800, largeCpuUs: 4_000, mailPerSecond: 1_000, rssMb: 150 };
+
+async function runSmtpSource(stack: StackHandle, label: string, count: number, bytes: number, cpuCeilingUs: number) {
   const headers = { 'X-API-Key': stack.keys.enterprise };
   const inbox = (await (await fetch(`${stack.apiUrl}/v1/inboxes`, { method: 'POST', headers })).json()) as { id: string; email: string };
+  const pid = stack.pid();
   const started = Date.now();
-  const cpuBefore = cpuMs(stack.pid());
+  const cpuBefore = cpuMs(pid);
+  const writtenBefore = writtenBytes(pid);
   const seconds = await smtpSource(stack.smtpPort, count, bytes, inbox.email);
   for (;;) {
     const { message_count } = (await (await fetch(`${stack.apiUrl}/v1/inboxes/${inbox.id}`, { headers })).json()) as { message_count: number };
@@ -149,10 +189,18 @@ async function runSmtpSource(stack: StackHandle, label: string, count: number, b
     await new Promise((r) => setTimeout(r, 20));
   }
   const storedSeconds = (Date.now() - started) / 1000;
-  const cpuPerMail = (cpuMs(stack.pid()) - cpuBefore) / count;
+  const cpuUs = ((cpuMs(pid) - cpuBefore) * 1000) / count;
+  const writtenKb = (writtenBytes(pid) - writtenBefore) / 1024 / count;
+  const rss = rssMb(pid);
+  // The floor: this process serving as a discarding smtp-server to the same load (smtp-source is a process of its own).
+  const floorBefore = process.cpuUsage();
   const bare = count / (await againstDiscardingServer((port) => smtpSource(port, count, bytes, 'x@example.com')));
+  const floorUsed = process.cpuUsage(floorBefore);
+  const floorUs = (floorUsed.user + floorUsed.system) / count;
   console.log(
-    `  ${label.padEnd(28)} accepted ${(count / seconds).toFixed(0).padStart(4)} msg/s, stored ${(count / storedSeconds).toFixed(0).padStart(4)} msg/s | stack CPU ${cpuPerMail.toFixed(2)} ms/mail | ceiling (discarding smtp-server) ${bare.toFixed(0)} msg/s`,
+    `  ${label.padEnd(28)} server CPU ${cpuUs.toFixed(0).padStart(5)} µs/mail (ceiling ${cpuCeilingUs.toLocaleString('en')}; discarding smtp-server ${floorUs.toFixed(0)}) | ` +
+      `accepted ${(count / seconds).toFixed(0).padStart(4)} mail/s, stored ${(count / storedSeconds).toFixed(0).padStart(4)} mail/s (target ${CEILINGS.mailPerSecond.toLocaleString('en')}; discarding ${bare.toFixed(0)}) | ` +
+      `written ${writtenKb.toFixed(1)} KB/mail | RSS after ${rss.toFixed(0)} MB (ceiling ${CEILINGS.rssMb})`,
   );
 }
 
@@ -171,16 +219,20 @@ async function main() {
     console.log(`  start to READY (warm data folder, node + tsx included) ${readyMs} ms   (ceiling 1,500 ms)`);
     const small = Number(process.env.BENCH_SMALL ?? 2000);
     const large = Number(process.env.BENCH_LARGE ?? 200);
-    if (small > 0) await run(stack, `${small.toLocaleString('en')} × ~2 KB`, small, false);
-    if (large > 0) await run(stack, `${large.toLocaleString('en')} × ~200 KB + attachment`, large, true);
-    // Light load, as a test suite makes it: one session, one mail at a time.
-    await run(stack, '200 × ~2 KB, one session', 200, false, 1);
-    if (hasSmtpSource()) {
+    const left = children(stack.pid());
+    console.log(`  child processes of the stack after start: ${left.length ? left.join(', ') : 'none'}`);
+    if (SMTP_SOURCE) {
       console.log(`  with postfix's smtp-source (${SESSIONS} sessions, one inbox):`);
-      if (small > 0) await runSmtpSource(stack, `${small.toLocaleString('en')} × 2 KB`, small, 2_048);
-      if (large > 0) await runSmtpSource(stack, `${large.toLocaleString('en')} × 200 KB`, large, 204_800);
+      if (small > 0) await runSmtpSource(stack, `${small.toLocaleString('en')} × 2 KB`, small, 2_048, CEILINGS.smallCpuUs);
+      if (large > 0) await runSmtpSource(stack, `${large.toLocaleString('en')} × 200 KB`, large, 204_800, CEILINGS.largeCpuUs);
     } else {
-      console.log('  (smtp-source not installed: apt-get install postfix adds the reference load generator)');
+      console.log('  (smtp-source not found: SMTP_SOURCE=<path>, or postfix installed, adds the reference load generator)');
+    }
+    if (process.env.BENCH_NODEMAILER !== '0') {
+      if (small > 0) await run(stack, `${small.toLocaleString('en')} × ~2 KB`, small, false);
+      if (large > 0) await run(stack, `${large.toLocaleString('en')} × ~200 KB + attachment`, large, true);
+      // Light load, as a test suite makes it: one session, one mail at a time.
+      await run(stack, '200 × ~2 KB, one session', 200, false, 1);
     }
   } finally {
     await stack.stop();
