@@ -8,6 +8,7 @@ import path from 'node:path';
 import { configFromEnv, devKeyFile } from './config';
 import { startLocalStack } from './stack';
 import { stopOnSignals } from './foreground';
+import { stopEsbuildService } from './esbuild-service';
 
 async function run(): Promise<void> {
   const config = configFromEnv();
@@ -27,6 +28,7 @@ async function run(): Promise<void> {
     console.log(`            the local account: ${rate}, ${plan.emails_per_day} mails/day; keys made with \`npx tempmail keys create --plan dev\` are accounts of their own${config.rateLimits === 'none' ? '' : ` with their plan's rate limits (dev: ${limited})`}`);
   }
   console.log('READY');
+  void stopEsbuildService().catch((error: Error) => console.log(`[local] esbuild's service not stopped: ${error.message}`));
   stopOnSignals(stack, 'local');
 }
 
