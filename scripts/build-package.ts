@@ -51,6 +51,24 @@ function entrySource(): string {
   ].join('\n');
 }
 
+/**
+ * Files the bundle reads beside itself at run time: the embedded store's numbered schema migrations, when they are
+ * files (lambdas/store/sqlite/migrations: `.sql` copied, `.ts` compiled to `.js`), found relative to the bundle's
+ * __dirname as they are to the store's module in a clone.
+ */
+async function copyMigrations(binDir: string): Promise<void> {
+  const from = path.join(ROOT, 'lambdas', 'store', 'sqlite', 'migrations');
+  if (!fs.existsSync(from)) return;
+  const to = path.join(binDir, 'sqlite', 'migrations');
+  fs.mkdirSync(to, { recursive: true });
+  for (const name of fs.readdirSync(from)) {
+    if (name.endsWith('.sql')) fs.copyFileSync(path.join(from, name), path.join(to, name));
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) {
+      await build({ entryPoints: [path.join(from, name)], outfile: path.join(to, name.replace(/\.ts$/, '.js')), bundle: true, platform: 'node', format: 'cjs', external: RUNTIME_DEPENDENCIES, logLevel: 'warning' });
+    }
+  }
+}
+
 export async function buildPackage(outDir: string = PACKAGE_DIR): Promise<{ dir: string; bytes: number }> {
   const root = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as RootManifest;
   fs.rmSync(outDir, { recursive: true, force: true });
@@ -72,6 +90,7 @@ export async function buildPackage(outDir: string = PACKAGE_DIR): Promise<{ dir:
     logLevel: 'warning',
   });
   fs.chmodSync(bin, 0o755);
+  await copyMigrations(path.join(outDir, 'bin'));
   const manifest = {
     name: 'tempmail',
     version: root.version,
