@@ -27,8 +27,12 @@ async function activeRuleSet(ses: SESClient): Promise<string | undefined> {
 
 async function deactivateIfOurs(ses: SESClient, name: string): Promise<void> {
   const active = await activeRuleSet(ses);
+  if (active === undefined) {
+    logger.info('no receipt rule set is active: nothing to deactivate', { ruleSet: name });
+    return;
+  }
   if (active !== name) {
-    logger.info('another receipt rule set is active: left alone', { ruleSet: name, active: active ?? null });
+    logger.info('another receipt rule set is active: left alone', { ruleSet: name, active });
     return;
   }
   // Called without a name, SES deactivates: no rule set is active afterwards.

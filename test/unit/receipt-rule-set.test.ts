@@ -45,10 +45,12 @@ describe('delete (cdk destroy, or the resource removed)', () => {
     expect(logged).toHaveBeenCalledWith('another receipt rule set is active: left alone', { ruleSet: OURS, active: 'CustomerRules' });
   });
 
-  it('leaves the account with no active set alone', async () => {
+  it('leaves the account with no active set alone, and says so (not that another set is active)', async () => {
     activeIs(undefined);
     await invoke(event('Delete', false));
     expect(setCalls()).toEqual([]);
+    expect(logged).toHaveBeenCalledWith('no receipt rule set is active: nothing to deactivate', { ruleSet: OURS });
+    expect(logged).not.toHaveBeenCalledWith('another receipt rule set is active: left alone', expect.anything());
   });
 
   it('deactivates ours when it is active, however it was activated (so SES lets the stack delete it)', async () => {
