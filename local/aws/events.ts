@@ -119,8 +119,12 @@ export interface EventSourceOptions {
 export class EventSources {
   private stopped = false;
   private readonly loops: Promise<void>[] = [];
-  /** Keys (table + key JSON) the TTL emulation deleted: their REMOVE records are TTL's. */
-  private readonly ttlDeleted = new Set<string>();
+  /**
+   * Keys (table + key JSON) the TTL emulation deleted, each with the stream mappings that have yet to read its
+   * REMOVE record: it is TTL's for every one of them (a table's stream may feed several mappings).
+   */
+  private readonly ttlDeleted = new Map<string, Set<string>>();
+  private readonly streamMappings: StreamMapping[] = [];
   private ttlTimer?: NodeJS.Timeout;
   /** Batches being processed (tests wait for quiet). */
   private busy = 0;
@@ -231,6 +235,7 @@ export class EventSources {
 
   // ---- DynamoDB streams ----
   private async startStream(mapping: StreamMapping): Promise<void> {
+    this.streamMappings.push(mapping);
     const endpoint = this.options.dynamoEndpoint;
     // DynamoDB Local's own stream ARN (its LatestStreamArn), not the template's.
     const described = await fetch(endpoint, {
@@ -296,7 +301,9 @@ export class EventSources {
   /** Lambda's record: DynamoDB's, with the source ARN and region of the template's stream. */
   private lambdaRecord(mapping: StreamMapping, record: Dict): Dict {
     const keyId = keyText(mapping.table.name, record.dynamodb?.Keys);
-    const byTtl = record.eventName === 'REMOVE' && this.ttlDeleted.delete(keyId);
+    const pending = record.eventName === 'REMOVE' ? this.ttlDeleted.get(keyId) : undefined;
+    const byTtl = pending?.delete(mapping.logicalId) ?? false;
+    if (pending?.size === 0) this.ttlDeleted.delete(keyId);
     return {
       ...record,
       awsRegion: this.options.model.region,
@@ -398,7 +405,7 @@ export class EventSources {
           for (const item of page.Items ?? []) {
             const key = Object.fromEntries(keyNames(table).map((k) => [k, item[k]]));
             const id = keyText(table.name, key);
-            this.ttlDeleted.add(id);
+            this.ttlDeleted.set(id, new Set(this.streamMappings.filter((m) => m.table.name === table.name).map((m) => m.logicalId)));
             await this.options.dynamo
               .send(new DeleteItemCommand({ TableName: table.name, Key: key, ConditionExpression: '#ttl < :now', ExpressionAttributeNames: { '#ttl': attribute }, ExpressionAttributeValues: { ':now': { N: String(now) } } }))
               .catch(() => this.ttlDeleted.delete(id));
