@@ -3,7 +3,7 @@
  * rule (scan, S3 action, then the ingest Lambda as an Event), async retries ending in a dead-letter queue, and a
  * custom resource that activates the rule set when asked and deactivates it on deletion only while it is active.
  */
-import { CfnElement, CfnRule, CustomResource, Duration, Fn, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, CfnElement, CfnRule, CustomResource, Duration, Fn, Stack, Token } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -42,6 +42,8 @@ export const SES_RECEIVING_REGIONS = [
   'us-east-1', 'us-east-2', 'us-west-2', 'ca-central-1', 'eu-west-1', 'eu-west-2', 'eu-central-1',
   'ap-southeast-1', 'ap-southeast-2', 'ap-southeast-3', 'ap-northeast-1',
 ] as const;
+/** The one line a synth prints for a region where SES does not receive mail. */
+export const sesRegionRefusal = (region: string, regions: readonly string[]) => `SES does not receive mail in ${region}; deploy to one of ${regions.join(', ')}`;
 /** The deploy-time handler that activates and deactivates the rule set. */
 export const RULE_SET_HANDLER = 'deploy/receipt-rule-set';
 
@@ -106,9 +108,9 @@ export class MailIngest extends Construct {
     super(scope, id);
     const stack = Stack.of(this);
     const regions = props.sesReceivingRegions ?? SES_RECEIVING_REGIONS;
-    if (!Token.isUnresolved(stack.region) && !regions.includes(stack.region)) {
-      throw new Error(`SES does not receive mail in ${stack.region}; deploy to one of ${regions.join(', ')}`);
-    }
+    // TempMailStack refuses a known region before building (sesRegionRefusal, an error annotation); built alone,
+    // this construct refuses it the same way.
+    if (!Token.isUnresolved(stack.region) && !regions.includes(stack.region)) Annotations.of(this).addError(sesRegionRefusal(stack.region, regions));
     // The stack is environment-agnostic, so the region is checked again when CloudFormation knows it, before any
     // resource is created.
     new CfnRule(this, 'SesReceivingRegion', {
