@@ -183,6 +183,7 @@ async function main(argv: string[]): Promise<void> {
   const template = runningTemplateForm(dataDir, Boolean(process.env.TEMPMAIL_DATA_DIR), values.stack);
   if (template) {
     await useTemplateForm(template);
+    // The one target line (the --stack path below says `stack NAME` only when it is AWS itself).
     console.error(`tempmail: stack ${template.stackName} of the template form (npm run start:aws, process ${template.pid})`);
   }
   const stack = values.stack ?? template?.stackName;
@@ -197,7 +198,7 @@ async function main(argv: string[]): Promise<void> {
     const issued = aws
       ? await aws.createKeyOnAws({ ...ref, plan })
       : await withLocalKeys(dataDir, true, (ctx, target) => (said(target), issueKey(ctx, plan)));
-    if (aws) console.error(`tempmail: stack ${stack}`);
+    if (aws && !template) console.error(`tempmail: stack ${stack}`);
     if (values.json) console.log(JSON.stringify({ key: issued.key, plan, account_id: issued.record.account_id, created_at: issued.record.created_at }));
     else {
       console.log(issued.key);
@@ -207,7 +208,7 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command.name === 'keys list') {
     const keys = aws ? await aws.listKeysOnAws(ref) : await withLocalKeys(dataDir, false, (ctx, target) => (said(target), listKeys(ctx)));
-    if (aws) console.error(`tempmail: stack ${stack}`);
+    if (aws && !template) console.error(`tempmail: stack ${stack}`);
     if (values.json) console.log(JSON.stringify(keys.map(({ key_hash, hint, plan, account_id, created_at, revoked_at }) => ({ key_hash, hint, plan, account_id, created_at, revoked_at: revoked_at ?? null }))));
     else console.log(keys.length ? keys.map(describe).join('\n') : 'no keys');
     return;
@@ -215,7 +216,7 @@ async function main(argv: string[]): Promise<void> {
   if (command.name === 'keys revoke') {
     if (!arg) throw new UsageError('keys revoke needs the key (or its hash from keys list)');
     const revoked = aws ? await aws.revokeKeyOnAws({ ...ref, key: arg }) : await withLocalKeys(dataDir, false, (ctx, target) => (said(target), revokeKey(ctx, arg)));
-    if (aws) console.error(`tempmail: stack ${stack}`);
+    if (aws && !template) console.error(`tempmail: stack ${stack}`);
     if (!revoked) {
       console.error('no such key');
       process.exitCode = 1;
