@@ -71,6 +71,11 @@ export interface Message {
   from: string;
   from_name: string | null;
   to: string;
+  /**
+   * The SMTP envelope: `to` is the RCPT TO this inbox received the mail for, as sent (with its +tag), `from` is MAIL
+   * FROM (empty for a bounce). Null for messages stored before the envelope was kept.
+   */
+  envelope: { from: string; to: string } | null;
   /** Cc and Reply-To addresses (at most 100 each). */
   cc: string[];
   reply_to: string[];

@@ -174,6 +174,10 @@ export const Message = named(
     from: z.string(),
     from_name: z.nullable(z.string()),
     to: z.string(),
+    envelope: described(
+      z.nullable(z.object({ from: described(z.string(), 'MAIL FROM (empty for a bounce)'), to: described(z.string(), 'the RCPT TO this inbox received the mail for, as sent: its +tag and case kept') })),
+      'the SMTP envelope the mail was delivered with (`to` above is the inbox address); null for messages stored before it was kept',
+    ),
     cc: described(z.array(z.string()), cut(`Cc addresses, at most ${MESSAGE_CAPS.addresses}`)),
     reply_to: described(z.array(z.string()), cut(`Reply-To addresses, at most ${MESSAGE_CAPS.addresses}`)),
     subject: z.string(),

@@ -101,6 +101,7 @@ export const messageView = (m: MessageRecord, detail: MessageDetail, downloadUrl
     from: m.from,
     from_name: orNull(fromName, SHARES.fromName),
     to: m.to,
+    envelope: m.envelope ?? null,
     cc: listWithin(detail.cc, SHARES.addresses),
     reply_to: listWithin(detail.reply_to, SHARES.addresses),
     subject: within(detail.full_subject ?? m.subject, SHARES.subject),

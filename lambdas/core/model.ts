@@ -107,6 +107,11 @@ export interface MessageDetail {
 export interface MessageRecord extends MessageSummary, Partial<MessageDetail> {
   inbox_id: string;
   to: string;
+  /**
+   * The SMTP envelope the mail was delivered with: `to` the recipient this inbox received it for, as sent (with its
+   * +tag and case), `from` the sender (MAIL FROM; empty for a bounce). Absent on messages stored before it was kept.
+   */
+  envelope?: { from: string; to: string };
   body_key?: string;
   auth: AuthVerdicts;
   raw_key: string;

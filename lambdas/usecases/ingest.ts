@@ -287,13 +287,13 @@ export async function deliverMessage(ctx: IngestContext, mail: InboundMail): Pro
     let degraded: string | undefined;
     let stored: Awaited<ReturnType<typeof storeMessage>>;
     try {
-      stored = await storeMessage(ctx, inbox, messageId, rawKey, parsed, raw.length, mail, attachmentSources);
+      stored = await storeMessage(ctx, inbox, recipient, messageId, rawKey, parsed, raw.length, mail, attachmentSources);
     } catch (error) {
       if (isTransient(error)) throw error;
       // It would fail the same way on every retry: store what surely fits, from the raw headers.
       degraded = `the message could not be stored in full (${(error as Error).message}); shown as plain text, the raw mail is complete`;
       await ctx.stores.blobs.deletePrefix(blobKeys.message(inbox.id, messageId));
-      stored = await storeMessage(ctx, inbox, messageId, rawKey, ctx.mail.minimal(raw, { envelopeFrom: mail.envelopeFrom }, degraded), raw.length, mail);
+      stored = await storeMessage(ctx, inbox, recipient, messageId, rawKey, ctx.mail.minimal(raw, { envelopeFrom: mail.envelopeFrom }, degraded), raw.length, mail);
     }
     const { result, record, attachmentKeys } = stored;
     if (result === 'quota' || result === 'gone') {
@@ -312,11 +312,14 @@ export async function deliverMessage(ctx: IngestContext, mail: InboundMail): Pro
 }
 
 /** Writes the message's objects, then its item (with the inbox's count and the day's usage). */
-async function storeMessage(ctx: AppContext, inbox: InboxRoute, messageId: string, rawKey: string, parsed: ParsedMail, size: number, mail: InboundMail, attachmentSources?: string[]) {
-  const { record, attachmentKeys } = await storeBlobs(ctx, inbox, messageId, rawKey, parsed, size, mail, attachmentSources);
+async function storeMessage(ctx: AppContext, inbox: InboxRoute, recipient: string, messageId: string, rawKey: string, parsed: ParsedMail, size: number, mail: InboundMail, attachmentSources?: string[]) {
+  const { record, attachmentKeys } = await storeBlobs(ctx, inbox, recipient, messageId, rawKey, parsed, size, mail, attachmentSources);
   const result = await ctx.stores.inboxes.putMessage(record, inbox, utcDay(mail.receivedAtMs), ctx.settings.plans[inbox.plan].emails_per_day);
   return { result, record, attachmentKeys };
 }
+
+/** An envelope address is at most 256 octets (RFC 5321 §4.5.3.1.3); anything longer is cut, never refused here. */
+const MAX_ENVELOPE_ADDRESS = 256;
 
 /** Codes and links of a parse, found once however many inboxes the mail goes to. */
 const found = new WeakMap<ParsedMail, { codes: string[]; links: string[]; links_truncated: boolean }>();
@@ -334,6 +337,7 @@ function extracted(parsed: ParsedMail) {
 async function storeBlobs(
   ctx: AppContext,
   inbox: InboxRoute,
+  recipient: string,
   messageId: string,
   rawKey: string,
   parsed: ParsedMail,
@@ -365,6 +369,8 @@ async function storeBlobs(
       ...summary,
       from: summary.from || mail.envelopeFrom,
       to: inbox.email,
+      // The envelope recipient as sent (its +tag kept: tests correlate on it), bounded like any address we keep.
+      envelope: { from: mail.envelopeFrom.slice(0, MAX_ENVELOPE_ADDRESS), to: recipient.slice(0, MAX_ENVELOPE_ADDRESS) },
       received_at: new Date(mail.receivedAtMs).toISOString(),
       size,
       auth: mail.verdicts,

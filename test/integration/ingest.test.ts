@@ -211,3 +211,27 @@ describe('the ingest handler, called twice with one SES event', () => {
     expect((await api('GET', `/v1/inboxes/${inbox.id}`)).body.message_count).toBe(3);
   });
 });
+
+describe('the SMTP envelope is kept with each message', () => {
+  const stack = sharedStack();
+  it('GET message has envelope.to as sent (its +tag and case) and envelope.from, while `to` stays the inbox address', async () => {
+    const api = http(stack.apiUrl, stack.keys.enterprise);
+    const inbox = (await api('POST', '/v1/inboxes', { username: `env${Date.now().toString(36)}` })).body;
+    const [user, domain] = inbox.email.split('@');
+    const tagged = `${user.toUpperCase()}+Signup-42@${domain}`;
+    const session = await smtpSession(stack.smtpPort);
+    await session.say('EHLO client.example');
+    await session.say('MAIL FROM:<bounces+x1@sender.example>');
+    expect(await session.say(`RCPT TO:<${tagged}>`)).toMatch(/^250 /);
+    await session.say('DATA');
+    expect(await session.data(`From: App <app@sender.example>\r\nTo: Someone <someone@elsewhere.example>\r\nSubject: envelope\r\n\r\nhello\r\n`)).toMatch(/^250 /);
+    session.close();
+    const list = await eventually(async () => {
+      const reply = await api('GET', `/v1/inboxes/${inbox.id}/messages`);
+      return reply.body.messages?.length ? reply.body.messages : null;
+    }, 20_000, 'the message');
+    const message = (await api('GET', `/v1/inboxes/${inbox.id}/messages/${list[0].id}`)).body;
+    expect(message.envelope).toEqual({ from: 'bounces+x1@sender.example', to: tagged });
+    expect(message.to).toBe(inbox.email);
+  });
+});
