@@ -12,7 +12,6 @@ import { appContext } from '../../lambdas/app/context';
 import { migrate, migrations } from '../../lambdas/store/sqlite-migrations';
 import { DATABASE_FILE } from '../../lambdas/store/sqlite-store';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const Driver = require('libsql') as new (file: string) => {
   exec(sql: string): void;
   prepare(sql: string): { all(...a: unknown[]): Record<string, unknown>[]; get(...a: unknown[]): Record<string, unknown> | undefined; run(...a: unknown[]): unknown };
