@@ -81,9 +81,17 @@ export interface WaitOptions {
   subject?: string;
 }
 
+/**
+ * The API's limits as this package states them to stand alone; test/unit/client-types.test.ts proves each equal to
+ * the server's (lambdas/core/limits.ts, core/inbox.ts) when the repository type-checks.
+ */
 /** The longest one wait request may hold, as the API states it. */
 export const MAX_WAIT_SECONDS_PER_REQUEST = 25;
-const DEFAULT_WAIT_SECONDS = 20;
+/** How long waitForMessage waits when no timeout is given. */
+export const DEFAULT_WAIT_SECONDS = 20;
+/** An inbox's lifetime when createInbox names none, and the shortest it may name (the plan sets the longest). */
+export const DEFAULT_TTL_SECONDS = 3600;
+export const MIN_TTL_SECONDS = 60;
 
 type Query = Record<string, string | number | undefined>;
 interface RequestOptions {

@@ -6,6 +6,9 @@
 import type { z } from 'zod';
 import type * as client from '../../client/src';
 import type * as schemas from '../../lambdas/contract/schemas';
+import type * as limits from '../../lambdas/core/limits';
+import type * as inbox from '../../lambdas/core/inbox';
+import type * as model from '../../lambdas/core/model';
 
 /** true only when A and B are the same type. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -29,8 +32,21 @@ const proofs: Record<string, true> = {
   WebhookTestQueued: true satisfies Same<client.WebhookTestQueued, z.infer<typeof schemas.WebhookTestQueued>>,
   WebhookDeliveries: true satisfies Same<client.WebhookDeliveries, z.infer<typeof schemas.WebhookDeliveries>>,
   CreateWebhookInput: true satisfies Same<client.CreateWebhookInput, z.input<typeof schemas.CreateWebhookBody>>,
+  Verdict: true satisfies Same<client.Verdict, model.Verdict>,
+};
+
+/** The limits the client states, each the server's own value (their types are the literal numbers). */
+const limitProofs: Record<string, true> = {
+  MAX_WAIT_SECONDS_PER_REQUEST: true satisfies Same<typeof client.MAX_WAIT_SECONDS_PER_REQUEST, typeof limits.MAX_WAIT_SECONDS>,
+  DEFAULT_WAIT_SECONDS: true satisfies Same<typeof client.DEFAULT_WAIT_SECONDS, typeof limits.DEFAULT_WAIT_SECONDS>,
+  DEFAULT_TTL_SECONDS: true satisfies Same<typeof client.DEFAULT_TTL_SECONDS, typeof inbox.DEFAULT_TTL_SECONDS>,
+  MIN_TTL_SECONDS: true satisfies Same<typeof client.MIN_TTL_SECONDS, typeof inbox.MIN_TTL_SECONDS>,
 };
 
 it('client types equal the server schemas', () => {
   expect(Object.values(proofs).every(Boolean)).toBe(true);
+});
+
+it("client limits equal the server's", () => {
+  expect(Object.values(limitProofs).every(Boolean)).toBe(true);
 });
