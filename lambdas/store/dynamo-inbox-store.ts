@@ -4,7 +4,6 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
-  ScanCommand,
   UpdateCommand,
   BatchWriteCommand,
   type DynamoDBDocumentClient,
@@ -144,27 +143,21 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
   /** A count of the account index, read until `atMost` (each page reads at most 1 MB). */
   async liveInboxCount(accountId: string, epoch: number, atMost: number): Promise<number> {
     let count = 0;
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.call(() =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.table,
-            IndexName: ACCOUNT_INDEX.name,
-            KeyConditionExpression: '#account = :account',
-            // The index holds inbox items only, each written with EXPIRY_ATTRIBUTE, the one expiry it projects
-            // (table-layout.ts): the TTL attribute, which expiryIs also reads for older items, is not in it.
-            FilterExpression: '#expiry > :now',
-            ExpressionAttributeNames: { '#account': ACCOUNT_INDEX.partitionKey, '#expiry': EXPIRY_ATTRIBUTE },
-            ExpressionAttributeValues: { ':account': accountId, ':now': epoch },
-            Select: 'COUNT',
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      count += page.Count ?? 0;
-      start = page.LastEvaluatedKey;
-    } while (start && count < atMost);
+    const query = {
+      TableName: this.table,
+      IndexName: ACCOUNT_INDEX.name,
+      KeyConditionExpression: '#account = :account',
+      // The index holds inbox items only, each written with EXPIRY_ATTRIBUTE, the one expiry it projects
+      // (table-layout.ts): the TTL attribute, which expiryIs also reads for older items, is not in it.
+      FilterExpression: '#expiry > :now',
+      ExpressionAttributeNames: { '#account': ACCOUNT_INDEX.partitionKey, '#expiry': EXPIRY_ATTRIBUTE },
+      ExpressionAttributeValues: { ':account': accountId, ':now': epoch },
+      Select: 'COUNT' as const,
+    };
+    for await (const page of readPages(this.db, { query })) {
+      count += page.count;
+      if (count >= atMost) break;
+    }
     return Math.min(count, atMost);
   }
 
@@ -181,23 +174,10 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
   async deleteInbox(inbox: InboxRecord): Promise<void> {
     // The inbox item goes first: ingest's transaction requires it, so no message can be added behind our back.
     await this.call(() => this.db.send(new DeleteCommand({ TableName: this.table, Key: keys.inbox(inbox.id) })));
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.call(() =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.table,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': keys.inbox(inbox.id).pk },
-            ProjectionExpression: 'pk, sk',
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      const items = page.Items ?? [];
-      for (let i = 0; i < items.length; i += 25) await this.batchDelete(items.slice(i, i + 25) as { pk: string; sk: string }[]);
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const query = { TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.inbox(inbox.id).pk }, ProjectionExpression: 'pk, sk' };
+    for await (const page of readPages(this.db, { query })) {
+      for (let i = 0; i < page.items.length; i += 25) await this.batchDelete(page.items.slice(i, i + 25) as { pk: string; sk: string }[]);
+    }
     try {
       await this.call(() =>
         this.db.send(
@@ -282,23 +262,16 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
     options: { forward: boolean; start?: string },
   ): Promise<{ items: MessageSummary[]; more: boolean }> {
     const items: MessageSummary[] = [];
-    let startKey: Record<string, unknown> | undefined = options.start ? keys.message(inboxId, options.start) : undefined;
-    for (let round = 0; items.length < want && (round === 0 || startKey); round++) {
-      if (round >= READ_ROUNDS && items.length > 0) return { items, more: true };
-      const out = await this.call(() =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.table,
-            ...messageRange(inboxId),
-            ScanIndexForward: options.forward,
-            ExclusiveStartKey: startKey,
-            Limit: want - items.length,
-            ...summaryProjection,
-          }),
-        ),
-      );
-      items.push(...((out.Items ?? []) as MessageSummary[]));
-      startKey = out.LastEvaluatedKey;
+    const start = options.start ? keys.message(inboxId, options.start) : undefined;
+    const query = () => ({ TableName: this.table, ...messageRange(inboxId), ScanIndexForward: options.forward, Limit: want - items.length, ...summaryProjection });
+    let round = 0;
+    let startKey: Record<string, unknown> | undefined;
+    for await (const page of readPages<MessageSummary>(this.db, { query }, start)) {
+      items.push(...page.items);
+      startKey = page.next;
+      round++;
+      if (items.length >= want) return { items, more: true };
+      if (round >= READ_ROUNDS && items.length > 0 && startKey) return { items, more: true };
     }
     // A full read may end exactly at the last item with a LastEvaluatedKey still set: `more` can be a false alarm
     // (the next page is empty), never a miss.
@@ -325,21 +298,9 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
     let count = 0;
     let scanned = 0;
     let lastScanned: string | undefined;
-    let start: Record<string, unknown> | undefined = after ? keys.message(inboxId, after) : undefined;
-    for (;;) {
-      const page = await this.call(() =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.table,
-            ...messageRange(inboxId),
-            ScanIndexForward: false,
-            Limit: Math.min(MAX_FILTER_SCAN_ITEMS - scanned, 250),
-            ExclusiveStartKey: start,
-            ...searchProjection,
-          }),
-        ),
-      );
-      for (const item of (page.Items ?? []) as (MessageSummary & { text?: string })[]) {
+    const query = () => ({ TableName: this.table, ...messageRange(inboxId), ScanIndexForward: false, Limit: Math.min(MAX_FILTER_SCAN_ITEMS - scanned, 250), ...searchProjection });
+    for await (const page of readPages<MessageSummary & { text?: string }>(this.db, { query }, after ? keys.message(inboxId, after) : undefined)) {
+      for (const item of page.items) {
         scanned++;
         lastScanned = item.id;
         if (!matches(searchFields(item), filter)) continue;
@@ -348,15 +309,14 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
         if (found.length < limit) found.push(summary);
         count++;
       }
-      start = page.LastEvaluatedKey;
       // The bound: the count stops there (it may be right at the inbox's end: DynamoDB cannot tell without reading on).
-      const bounded = !!start && scanned >= MAX_FILTER_SCAN_ITEMS;
-      if (!start || bounded) {
-        const matched = { count, exact: !bounded };
-        if (count > found.length) return { items: found, last: found[found.length - 1].id, matched };
-        return bounded ? { items: found, last: lastScanned, matched } : { items: found, matched };
+      if (page.next && scanned >= MAX_FILTER_SCAN_ITEMS) {
+        const matched = { count, exact: false };
+        return { items: found, last: count > found.length ? found[found.length - 1].id : lastScanned, matched };
       }
     }
+    const matched = { count, exact: true };
+    return count > found.length ? { items: found, last: found[found.length - 1].id, matched } : { items: found, matched };
   }
 
   async messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<Page<MessageSummary>> {
@@ -435,14 +395,7 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
   /** Every item of the table that passes `filter`, page after page (the sweep and the key list: rare, small). */
   private async scanAll(filter: string, values: Record<string, unknown>): Promise<Record<string, unknown>[]> {
     const found: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.call(() =>
-        this.db.send(new ScanCommand({ TableName: this.table, FilterExpression: filter, ExpressionAttributeValues: values, ExclusiveStartKey: start })),
-      );
-      found.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    for await (const page of readPages(this.db, { scan: { TableName: this.table, FilterExpression: filter, ExpressionAttributeValues: values } })) found.push(...page.items);
     return found;
   }
 

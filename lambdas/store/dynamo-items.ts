@@ -16,24 +16,35 @@ import { guard } from './guard';
 
 type Key = Record<string, unknown>;
 /** One page of a Query or Scan: its items (none with Select COUNT), its count, and where the next would start. */
-export interface ReadPage {
-  items: Record<string, unknown>[];
+export interface ReadPage<T> {
+  items: T[];
   count: number;
   next?: Key;
 }
 
+/** A read's input without its start key: fixed, or made before each page (a Limit that shrinks as items arrive). */
+type PerPage<I> = Omit<I, 'ExclusiveStartKey'> | (() => Omit<I, 'ExclusiveStartKey'>);
+
 /**
  * Every page of a Query (`query`) or Scan (`scan`) on the table, from `start` on, following LastEvaluatedKey: a call
- * reads at most 1 MB (counted before any filter or projection). The caller stops iterating when it has enough.
+ * reads at most 1 MB (counted before any filter or projection). The caller stops iterating when it has enough, and
+ * names the items' type (`T`: what its projection reads).
  */
-export async function* readPages(db: DynamoDBDocumentClient, read: { query: Omit<QueryCommandInput, 'ExclusiveStartKey'> } | { scan: Omit<ScanCommandInput, 'ExclusiveStartKey'> }, start?: Key): AsyncGenerator<ReadPage> {
+export async function* readPages<T = Record<string, unknown>>(
+  db: DynamoDBDocumentClient,
+  read: { query: PerPage<QueryCommandInput> } | { scan: PerPage<ScanCommandInput> },
+  start?: Key,
+): AsyncGenerator<ReadPage<T>> {
+  const input = <I>(given: PerPage<I>) => (typeof given === 'function' ? given() : given);
   let next = start;
   do {
     const out = await guard('DynamoDB', () =>
-      'query' in read ? db.send(new QueryCommand({ ...read.query, ExclusiveStartKey: next })) : db.send(new ScanCommand({ ...read.scan, ExclusiveStartKey: next })),
+      'query' in read
+        ? db.send(new QueryCommand({ ...input(read.query), ExclusiveStartKey: next }))
+        : db.send(new ScanCommand({ ...input(read.scan), ExclusiveStartKey: next })),
     );
     next = out.LastEvaluatedKey;
-    yield { items: out.Items ?? [], count: out.Count ?? 0, next };
+    yield { items: (out.Items ?? []) as T[], count: out.Count ?? 0, next };
   } while (next);
 }
 

@@ -9,7 +9,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryJob, DeliveryRecord, WebhookRecord } from '../core/webhooks';
 import type { Page, WebhookStore } from '../core/ports';
-import { isConditionFailure, strip, transactWrite } from './dynamo-items';
+import { isConditionFailure, readPages, strip, transactWrite } from './dynamo-items';
 import { guard } from './guard';
 import { TTL_ATTRIBUTE as TTL } from '../layout/table-layout';
 
@@ -190,14 +190,8 @@ export class DynamoWebhookStore implements WebhookStore {
 
   private async allJobs(): Promise<DeliveryJob[]> {
     const found: DeliveryJob[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.call(() =>
-        this.db.send(new QueryCommand({ TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'WHJOBS' }, ExclusiveStartKey: start, ConsistentRead: true })),
-      );
-      for (const item of page.Items ?? []) found.push(strip<DeliveryJob>(item)!);
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const query = { TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'WHJOBS' }, ConsistentRead: true };
+    for await (const page of readPages(this.db, { query })) for (const item of page.items) found.push(strip<DeliveryJob>(item)!);
     return found;
   }
 }
