@@ -27,7 +27,7 @@ export default tseslint.config(
       // form loads no AWS SDK client and the functions no SQLite (lambdas/app/, store/index.ts, the webhook adapters),
       // the CLI and the local stack load their AWS side only with --stack or the dynamodb form, libsql and s3rver are
       // loaded where they run (and in tests that open a data folder), selfsigned only when a first start makes a
-      // certificate, the viewer's build (esbuild) only when the stack builds it, `tempmail serve` only when asked.
+      // certificate, the viewer's build and esbuild only when the stack builds it, `tempmail serve` only when asked.
       // Any other require() is an error.
       '@typescript-eslint/no-require-imports': [
         'error',
@@ -45,6 +45,7 @@ export default tseslint.config(
             '^\\.\\./cli/aws-admin$',
             '^\\.\\./viewer/build$',
             '^\\.\\./local/serve$',
+            '^esbuild$',
           ],
         },
       ],

@@ -26,7 +26,6 @@ export async function stopEsbuildService(): Promise<void> {
   // The npm package runs bundled JavaScript without esbuild: there is no service to stop.
   let esbuild: typeof import('esbuild');
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     esbuild = require('esbuild') as typeof import('esbuild');
   } catch {
     return;

@@ -35,7 +35,7 @@ export function migrations(dir = MIGRATIONS_DIR): Migration[] {
     name,
     apply: name.endsWith('.sql')
       ? (db) => db.exec(fs.readFileSync(file, 'utf8'))
-      : // eslint-disable-next-line @typescript-eslint/no-require-imports
+      : // eslint-disable-next-line @typescript-eslint/no-require-imports -- a numbered migration file, found by listing the folder at run time
         (db) => (require(file) as { up(db: Database): void }).up(db),
   }));
 }
