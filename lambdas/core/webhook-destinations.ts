@@ -31,6 +31,7 @@ for (const [net, bits] of [
   ['100::', 64], // discard
   ['2001::', 23], // IETF protocol assignments (Teredo among them)
   ['2001:db8::', 32], // documentation
+  ['3fff::', 20], // documentation (RFC 9637)
   ['2002::', 16], // 6to4: wraps any IPv4 address, private ones included
   ['fc00::', 7], // unique local (the instance metadata's IPv6 address fd00:ec2::254 among them)
   ['fe80::', 10], // link-local

@@ -12,7 +12,7 @@ import { attachmentDownload, MAX_NAME_CHARS } from '../../lambdas/core/downloads
 import { EVENT_PREVIEW, INLINE_DETAIL_BYTES } from '../../lambdas/core/limits';
 import { messageItem } from '../../lambdas/core/message';
 import { DISABLED_VERDICTS, type MessageDetail } from '../../lambdas/core/model';
-import { checkWebhookUrl } from '../../lambdas/core/webhook-destinations';
+import { checkWebhookUrl, forbiddenAddress } from '../../lambdas/core/webhook-destinations';
 import { messageReceivedPayload } from '../../lambdas/core/webhook-payloads';
 
 const domains = parseDomains('tempmail.local,inbox.test,mailbox.test');
@@ -208,5 +208,12 @@ describe('webhook URLs', () => {
     expect(checkWebhookUrl(`https://8.8.8.8/${'a'.repeat(2_000)}`, false).href).toHaveLength(2_016);
     expect(() => checkWebhookUrl(`https://8.8.8.8/${'é'.repeat(2_000)}`, false)).toThrow(/at most 2048 characters once encoded \(12016\)/);
     expect(() => checkWebhookUrl(`https://8.8.8.8/${'a'.repeat(2_040)}`, false)).toThrow(ApiError);
+  });
+
+  it('refuse the IPv6 documentation prefixes, 2001:db8::/32 and 3fff::/20 (RFC 9637), and no global address beside them', () => {
+    for (const address of ['2001:db8::1', '3fff::1', '3fff:fff:ffff::1']) expect(forbiddenAddress(address)).toMatch(/reserved/);
+    expect(() => checkWebhookUrl('https://[3fff::1]/hook', false)).toThrow(/url refused/);
+    // Just outside 3fff::/20, and an ordinary global address: allowed.
+    for (const address of ['3fff:1000::1', '2a00:1450:4001::1']) expect(forbiddenAddress(address)).toBeNull();
   });
 });
