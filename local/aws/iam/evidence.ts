@@ -70,6 +70,24 @@ export function readEvidence(file: string): EvidenceSnapshot {
 }
 
 /**
+ * Several runs' evidence as one (the scenarios of one test run use several stacks of one template): the first
+ * snapshot's policies and reasons, every snapshot's calls. A stack run from an altered copy of the template adds
+ * its calls only: what was used, not what was granted.
+ */
+export function mergeEvidence(snapshots: readonly EvidenceSnapshot[]): EvidenceSnapshot {
+  if (snapshots.length === 0) throw new Error('no evidence to merge');
+  const seen = new Set<string>();
+  const calls: RecordedCall[] = [];
+  for (const call of snapshots.flatMap((s) => s.calls)) {
+    const key = `${call.functionLogicalId}\0${call.action}\0${call.resource}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    calls.push({ functionLogicalId: call.functionLogicalId, action: call.action, resource: call.resource });
+  }
+  return { policies: snapshots[0].policies, reasons: snapshots[0].reasons, calls };
+}
+
+/**
  * Per function, each granted (action, resource pattern) of its role's Allow statements that no recorded call
  * matched. `resolve` must be the one the recording gate used, so that granted and called ARNs name the same things.
  */

@@ -12,6 +12,7 @@
 export { accessKeyIdFor, functionForAccessKeyId } from './access-keys';
 export {
   EvidenceRecorder,
+  mergeEvidence,
   readEvidence,
   unusedGrants,
   unusedGrantsOf,
@@ -22,7 +23,7 @@ export {
   type UnusedGrant,
 } from './evidence';
 export { createIamGate, type IamDecision, type IamGate, type IamGateOptions, type IamRequest } from './gate';
-export { explainUnused, templateReasons, UNUSED_GRANT_REASONS, type ExplainedGrant, type GrantReason } from './reasons';
+export { explainUnused, templateReasons, UNREACHED_PATH_REASONS, UNUSED_GRANT_REASONS, unusedGrantReport, type ExplainedGrant, type GrantReason } from './reasons';
 export { startIamProxy, type DeniedCall, type IamProxy, type IamProxyOptions } from './proxy';
 export {
   AWS_MANAGED_POLICIES,

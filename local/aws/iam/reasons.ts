@@ -7,8 +7,8 @@
  * Most such grants are read off the template (templateReasons: what makes the Lambda service act with the role),
  * each tied to its exact function and resource, so a reason cannot cover a grant it was not written for.
  */
-import type { UnusedGrant } from './evidence';
-import { resolveIntrinsics, type CfnTemplate, type Resolver } from './template';
+import { unusedGrantsOf, type EvidenceSnapshot, type UnusedGrant } from './evidence';
+import { functionIds, identityPolicies, resolveIntrinsics, type CfnTemplate, type PolicyStatement, type Resolver } from './template';
 
 export interface GrantReason {
   /** The function's logical id (exactly, or a pattern). */
@@ -33,6 +33,42 @@ export const UNUSED_GRANT_REASONS: readonly GrantReason[] = [
     functionLogicalId: /ProviderframeworkonEvent[0-9A-F]{8}$/,
     actions: ['lambda:InvokeFunction', 'lambda:GetFunction'],
     reason: "CDK's custom-resource provider framework (its code, not ours): it invokes the custom resource's handler and waits for it to be active.",
+  },
+];
+
+/**
+ * Grants our code uses only on a path the scenarios against the template form cannot reach, each named with where
+ * that path is and which test runs it. A second kind of reason, kept apart and short: each entry must name its code
+ * path exactly; anything else a run leaves unused is excess.
+ */
+export const UNREACHED_PATH_REASONS: readonly GrantReason[] = [
+  {
+    functionLogicalId: /Ingest[0-9A-F]{8}$/,
+    actions: ['dynamodb:Query'],
+    resource: /:table\/[^/]+$/,
+    reason:
+      "The per-inbox daily cap (lambdas/usecases/ingest.ts inboxDayCount queries the inbox's messages of the day) applies only to a plan with emails_per_inbox_per_day, which none of the base plans has; a deployer sets one through the plans. test/unit/usecases.test.ts runs that path.",
+  },
+  {
+    functionLogicalId: /Ingest[0-9A-F]{8}$/,
+    actions: ['s3:DeleteObject'],
+    resource: /\/inboxes\/\*$/,
+    reason:
+      "Undoing a message's objects (ingest.ts deletePrefix): when it cannot be stored in full and is stored degraded, or is refused (quota, inbox gone) after its upload; no mail of the scenarios fails that way. test/unit/ingest-failures.test.ts runs it.",
+  },
+  {
+    functionLogicalId: /RuleSetActivationHandler[0-9A-F]{8}$/,
+    actions: ['ses:SetActiveReceiptRuleSet'],
+    resource: '*',
+    reason:
+      'Activating the receipt rule set (tempmail:activateReceiptRuleSet=true), or deactivating it on Delete while it is the active one; the template run here has the flag off and no set active. test/infra/stack.test.ts runs the bundle through Create, Update and Delete with the flag on and off.',
+  },
+  {
+    functionLogicalId: /WebhooksSender[0-9A-F]{8}$/,
+    actions: ['sqs:SendMessage'],
+    resource: /DeliveryDeadLetters/,
+    reason:
+      "A delivery past the whole retry schedule (lambdas/usecases/webhooks.ts: queue.deadLetter, after the last of its attempts over about 26 hours) goes to the dead-letter queue; no scenario waits that long. webhooks.test.ts runs it on the local forms with a schedule of seconds.",
   },
 ];
 
@@ -72,6 +108,22 @@ export function templateReasons(template: CfnTemplate, resolve: Resolver): Grant
       }
     }
   }
+  // S3 answers a GetObject of a missing key with 404 only to a caller that may list the bucket (403 otherwise): a
+  // function that reads a bucket's objects holds s3:ListBucket on it for that implicit check, which S3 makes itself.
+  for (const fn of functionIds(template)) {
+    const readBuckets = new Set<string>();
+    for (const { policy } of identityPolicies(template, fn, resolve)) {
+      for (const st of policy.Statement as PolicyStatement[]) {
+        if (st.Effect !== 'Allow' || !([] as string[]).concat(st.Action ?? []).includes('s3:GetObject')) continue;
+        for (const resource of ([] as string[]).concat(st.Resource ?? [])) {
+          const bucket = /^(arn:aws:s3:::[^/]+)\//.exec(resource)?.[1];
+          if (bucket) readBuckets.add(bucket);
+        }
+      }
+    }
+    for (const bucket of readBuckets)
+      reasons.push({ functionLogicalId: fn, actions: ['s3:ListBucket'], resource: bucket, reason: "S3's own check on a read of a missing key: it answers 404 NoSuchKey only to a caller that may s3:ListBucket the bucket (403 AccessDenied otherwise). The function reads objects of this bucket and lists nothing; the template form's S3 does not make that check." });
+  }
   for (const [id, r] of Object.entries(template.Resources)) {
     const target = r.Type === 'AWS::Lambda::Function' ? r.Properties?.DeadLetterConfig?.TargetArn : undefined;
     if (target) reasons.push({ functionLogicalId: id, actions: SQS_DESTINATION, resource: arnOf(target), reason: "The function's dead-letter queue: Lambda sends an asynchronous event that failed every retry there with the function's role; the code never sends to it." });
@@ -95,4 +147,24 @@ export function explainUnused(unused: readonly UnusedGrant[], reasons: readonly 
     else unexplained.push(grant);
   }
   return { explained, unexplained };
+}
+
+/**
+ * The unused-grant report of a run's evidence: per function, each grant no allowed call used, with its written
+ * reason or marked EXCESS (to remove from lib/). `unexplained` is what fails a run.
+ */
+export function unusedGrantReport(snapshot: EvidenceSnapshot): { text: string; explained: ExplainedGrant[]; unexplained: UnusedGrant[] } {
+  const { explained, unexplained } = explainUnused(unusedGrantsOf(snapshot), [...UNUSED_GRANT_REASONS, ...UNREACHED_PATH_REASONS, ...(snapshot.reasons ?? [])]);
+  const byFunction = new Map<string, string[]>();
+  for (const g of [...unexplained.map((u) => ({ ...u, reason: '' })), ...explained]) {
+    const lines = byFunction.get(g.functionLogicalId) ?? [];
+    lines.push(`  ${g.reason ? 'reasoned' : 'EXCESS  '} ${g.action} on ${g.resource}${g.reason ? `\n           ${g.reason}` : ''}`);
+    byFunction.set(g.functionLogicalId, lines);
+  }
+  const text = [
+    `${snapshot.calls.length} distinct allowed calls by ${new Set(snapshot.calls.map((c) => c.functionLogicalId)).size} of ${Object.keys(snapshot.policies).length} functions`,
+    ...[...byFunction].sort(([a], [b]) => a.localeCompare(b)).map(([fn, lines]) => `${fn}\n${lines.join('\n')}`),
+    `${unexplained.length} unused grants without a reason, ${explained.length} with one`,
+  ].join('\n');
+  return { text, explained, unexplained };
 }
