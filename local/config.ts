@@ -227,6 +227,15 @@ export const viewerBuildDir = (dataDir: string) => prebuiltViewer ?? path.join(d
  */
 export const devKeyFile = (dataDir: string) => path.join(dataDir, 'dev-key');
 
+/** Writes the dev key's file whole (a temporary file renamed over it), mode 0600: `npm start` and start:aws alike. */
+export function writeDevKeyFile(dataDir: string, key: string): string {
+  const file = devKeyFile(dataDir);
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, `${key}\n`, { mode: 0o600 });
+  fs.renameSync(temporary, file);
+  return file;
+}
+
 /** Where the SMTP server spools DATA past 1 MB: inside the data folder, emptied when the stack starts. */
 export const smtpSpoolDir = (dataDir: string) => path.join(dataDir, 'smtp-spool');
 /** The embedded form's inbound spool: mail past its 250 until it is stored (local/inbound-spool.ts). */

@@ -13,7 +13,7 @@ import { installContext } from '../lambdas/app/current';
 import type { IngestContext } from '../lambdas/usecases/context';
 import { hashApiKey } from '../lambdas/core/ids';
 import { ensureKey, findKey, issueKey } from '../lambdas/usecases/keys';
-import { devKeyFile, inboundSpoolDir, serviceConfig, smtpSpoolDir, viewerBuildDir, viewerIsPrebuilt, type LocalConfig } from './config';
+import { devKeyFile, inboundSpoolDir, serviceConfig, smtpSpoolDir, viewerBuildDir, viewerIsPrebuilt, writeDevKeyFile, type LocalConfig } from './config';
 import { LocalGateway } from './gateway';
 import { startSweeper } from './sweep';
 import { LocalMailServer } from './smtp';
@@ -121,9 +121,7 @@ async function ensureDevKey(ctx: IngestContext, dataDir: string): Promise<{ key:
     if (record && !record.revoked_at) return { key: kept, accountId: record.account_id, made: false };
   }
   const issued = await issueKey(ctx, 'dev');
-  const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, `${issued.key}\n`, { mode: 0o600 });
-  fs.renameSync(temporary, file);
+  writeDevKeyFile(dataDir, issued.key);
   return { key: issued.key, accountId: issued.record.account_id, made: true };
 }
 

@@ -15,8 +15,11 @@ import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { gzipSync } from 'node:zlib';
 import type { FunctionRunner, InvokeOutcome } from './functions';
+import { InvokePermissions } from './invoke-permissions';
 import type { LocalStackModel } from './template';
 import type { Dict } from './cfn-json';
+
+const API_GATEWAY_PRINCIPAL = 'apigateway.amazonaws.com';
 
 /** API Gateway's REST integration timeout, and its request payload limit. */
 export const INTEGRATION_TIMEOUT_MS = 29_000;
@@ -102,6 +105,13 @@ class Bucket {
   }
 }
 
+/**
+ * A stage method setting's resource path as the resource tree names it: the setting's key is `/` followed by the
+ * resource path with each `/` escaped as `~1` (`/~1viewer~1{asset}` is `/viewer/{asset}`); `/` (the root) and `/*`
+ * (every resource) stand as they are.
+ */
+export const methodSettingPath = (key: string): string => (key.startsWith('/~1') ? key.slice(1).replace(/~1/g, '/') : key);
+
 const throttleOf = (t: Dict | undefined): Throttle | undefined =>
   t && (t.RateLimit !== undefined || t.BurstLimit !== undefined) ? { rate: Number(t.RateLimit ?? 10_000), burst: Number(t.BurstLimit ?? 5_000) } : undefined;
 
@@ -137,10 +147,13 @@ export class TemplateApiGateway {
   private readonly buckets = new Map<string, Bucket>();
   private readonly quotas = new Map<string, { window: number; used: number }>();
   private readonly authorizerCache = new Map<string, { result: Dict; until: number }>();
+  /** The functions' resource policies: API Gateway may invoke only what an AWS::Lambda::Permission lets it. */
+  private readonly permissions: InvokePermissions;
   private server?: http.Server;
 
   constructor(private readonly options: ApiGatewayOptions) {
     const { model } = options;
+    this.permissions = new InvokePermissions(model);
     const apis = model.resources('AWS::ApiGateway::RestApi');
     if (apis.length !== 1) throw new Error(`the template has ${apis.length} REST APIs; the local gateway serves exactly one`);
     const [apiId, api] = apis[0];
@@ -158,7 +171,7 @@ export class TemplateApiGateway {
     for (const setting of (stage.MethodSettings ?? []) as Dict[]) {
       const throttle = throttleOf({ RateLimit: setting.ThrottlingRateLimit, BurstLimit: setting.ThrottlingBurstLimit });
       if (!throttle) continue;
-      this.stageThrottles.push({ resourcePath: String(setting.ResourcePath ?? '/*').replace(/~1/g, '/'), method: String(setting.HttpMethod ?? '*'), throttle });
+      this.stageThrottles.push({ resourcePath: methodSettingPath(String(setting.ResourcePath ?? '/*')), method: String(setting.HttpMethod ?? '*'), throttle });
     }
 
     // The resource tree: the root, then each AWS::ApiGateway::Resource under its parent.
@@ -409,6 +422,14 @@ export class TemplateApiGateway {
           stageVariables: {},
           requestContext: this.requestContext(node, method, url, requestId, sourceIp, null),
         };
+        const refused = this.permissions.refusal(authorizer.functionLogicalId, {
+          principal: API_GATEWAY_PRINCIPAL,
+          sourceArn: `arn:aws:execute-api:${this.options.model.region}:${this.options.model.account}:${this.restApiId}/authorizers/${methodModel.authorizerId}`,
+        });
+        if (refused) {
+          this.options.log(`[api] Execution failed due to configuration error: Invalid permissions on Lambda function: ${refused}`);
+          return this.gatewayResponse('AUTHORIZER_CONFIGURATION_ERROR', requestId);
+        }
         const outcome = await this.options.functions.invoke(authorizer.functionLogicalId, event);
         if (!outcome.ok) {
           if (outcome.errorMessage === 'Unauthorized') return this.gatewayResponse('UNAUTHORIZED', requestId);
@@ -449,6 +470,11 @@ export class TemplateApiGateway {
       return this.gatewayResponse('API_CONFIGURATION_ERROR', requestId);
     }
 
+    const refused = this.permissions.refusal(integration.functionLogicalId, { principal: API_GATEWAY_PRINCIPAL, sourceArn: methodArn });
+    if (refused) {
+      this.options.log(`[api] Execution failed due to configuration error: Invalid permissions on Lambda function: ${refused}`);
+      return this.gatewayResponse('API_CONFIGURATION_ERROR', requestId);
+    }
     const binaryBody = this.isBinary(header('content-type'));
     const event = {
       resource: node.path,

@@ -10,6 +10,8 @@
  * - MemorySize is enforced approximately: the V8 heap is capped at 90 % of it (--max-old-space-size), so a function
  *   that outgrows it fails with Runtime.OutOfMemory; off-heap memory (Buffers) is not counted as Lambda counts it;
  * - a synchronous answer over 6 MB fails (Function.ResponseSizeTooLarge), and so does a request over 6 MB;
+ * - each invocation ends with Lambda's REPORT line: its duration, and the environment's peak resident memory (the
+ *   process's maxRSS, as Lambda's Max Memory Used) beside MemorySize;
  * - asynchronous (Event) invocations are queued, retried per the function's EventInvokeConfig (1 min, then 2 min
  *   apart) and, once retries are exhausted, sent to its on-failure destination as Lambda's destination record.
  * The AWS SDK is not in the bundles (the runtime provides it on AWS): here it comes from this repository's
@@ -101,6 +103,7 @@ export function functionSpecs(model: LocalStackModel): FunctionSpec[] {
 
 interface Pending {
   id: string;
+  startedMs: number;
   resolve: (outcome: InvokeOutcome) => void;
   timer: NodeJS.Timeout;
 }
@@ -115,11 +118,12 @@ class Environment {
   constructor(
     private readonly spec: FunctionSpec,
     env: NodeJS.ProcessEnv,
+    args: string[],
     log: (line: string) => void,
     onExit: (environment: Environment) => void,
   ) {
     const heap = Math.max(16, Math.floor(spec.memoryMb * 0.9));
-    this.child = fork(path.join(__dirname, 'lambda-runtime.js'), [], {
+    this.child = fork(path.join(__dirname, 'lambda-runtime.js'), args, {
       cwd: spec.codeDir,
       env,
       execArgv: [`--max-old-space-size=${heap}`],
@@ -139,9 +143,14 @@ class Environment {
       this.child.on('message', onMessage);
       this.child.once('exit', () => resolve());
     });
-    this.child.on('message', (message: { type: string; id: string; payload?: string; error?: { errorType: string; errorMessage: string; trace?: string[] }; fatal?: boolean }) => {
+    this.child.on('message', (message: { type: string; id: string; payload?: string; error?: { errorType: string; errorMessage: string; trace?: string[] }; fatal?: boolean; maxRssKb?: number }) => {
       const pending = this.pending;
       if (!pending || message.id !== pending.id) return;
+      // Lambda's REPORT line: the environment's peak resident memory beside the function's MemorySize (bench:lambdas
+      // and the memory figures read it).
+      if (message.maxRssKb !== undefined) {
+        log(`[λ ${spec.logicalId}] REPORT RequestId: ${pending.id} Duration: ${Date.now() - pending.startedMs} ms Memory Size: ${spec.memoryMb} MB Max Memory Used: ${Math.ceil(message.maxRssKb / 1024)} MB`);
+      }
       if (message.type === 'result') this.settle({ ok: true, payload: JSON.parse(message.payload ?? 'null'), requestId: pending.id });
       else if (message.type === 'error') this.settle({ ok: false, requestId: pending.id, ...message.error! });
     });
@@ -177,7 +186,7 @@ class Environment {
         this.settle({ ok: false, requestId, errorType: 'Sandbox.Timedout', errorMessage: `RequestId: ${requestId} Error: Task timed out after ${this.spec.timeoutSeconds.toFixed(2)} seconds` });
         this.kill();
       }, timeoutMs);
-      this.pending = { id: requestId, resolve, timer };
+      this.pending = { id: requestId, resolve, timer, startedMs: Date.now() };
       this.child.send({ type: 'invoke', id: requestId, event, requestId, deadlineMs: Date.now() + timeoutMs, invokedFunctionArn: this.spec.arn }, (error) => {
         if (error) this.settle({ ok: false, requestId, errorType: 'Runtime.ExitError', errorMessage: `the execution environment is gone: ${error.message}` });
       });
@@ -200,6 +209,7 @@ class FunctionPool {
   constructor(
     readonly spec: FunctionSpec,
     private readonly env: NodeJS.ProcessEnv,
+    private readonly args: string[],
     private readonly log: (line: string) => void,
   ) {}
 
@@ -214,7 +224,7 @@ class FunctionPool {
       if (!environment.dead) return environment;
     }
     if (this.all.size < this.limit) {
-      const environment = new Environment(this.spec, this.env, this.log, (e) => this.all.delete(e));
+      const environment = new Environment(this.spec, this.env, this.args, this.log, (e) => this.all.delete(e));
       this.all.add(environment);
       await environment.ready;
       return environment;
@@ -267,6 +277,15 @@ export interface FunctionRunnerOptions {
   log: (line: string) => void;
   /** Sends a destination record to a queue (the on-failure destination of asynchronous invocations). */
   sendToQueue?: (queueArn: string, body: string) => Promise<void>;
+  /** Test only: the internet's stand-in (internet.js), its named hosts and the CA their certificates chain to. */
+  internet?: InternetStandIn;
+}
+
+/** Named hosts of the internet, each served by a loopback target (TEMPMAIL_TEMPLATE_INTERNET). */
+export interface InternetStandIn {
+  hosts: Record<string, { host: string; port: number }>;
+  /** A PEM file of CA certificates the functions trust besides the public ones (NODE_EXTRA_CA_CERTS). */
+  caFile?: string;
 }
 
 export class FunctionRunner {
@@ -277,7 +296,9 @@ export class FunctionRunner {
 
   constructor(private readonly options: FunctionRunnerOptions) {
     this.specs = functionSpecs(options.model);
-    for (const spec of this.specs) this.pools.set(spec.logicalId, new FunctionPool(spec, this.environmentOf(spec), options.log));
+    const internet = options.internet;
+    const args = internet ? [`--internet=${JSON.stringify(internet.hosts)}`] : [];
+    for (const spec of this.specs) this.pools.set(spec.logicalId, new FunctionPool(spec, this.environmentOf(spec), args, options.log));
   }
 
   spec(logicalId: string): FunctionSpec {
@@ -321,6 +342,8 @@ export class FunctionRunner {
       // mean nothing on one machine.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       POWERTOOLS_METRICS_DISABLED: 'true',
+      // Test only (the internet's stand-in): the CA of its hosts' certificates, as a function may trust one on AWS.
+      ...(this.options.internet?.caFile ? { NODE_EXTRA_CA_CERTS: this.options.internet.caFile } : {}),
       ...spec.environment,
     };
   }

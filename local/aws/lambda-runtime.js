@@ -10,6 +10,8 @@
  * `handler(event, context)` (or with a callback, for handlers that take three arguments) with a Lambda-shaped
  * context, and reports the result or the error (errorType, errorMessage, trace) over IPC. An error thrown outside
  * an invocation, or a rejection nobody handles, ends the process, as it ends the execution environment on AWS.
+ * A test may give start:aws named hosts for the internet (TEMPMAIL_TEMPLATE_INTERNET): they arrive as the argument
+ * `--internet=<json>`, not in the function's environment, and internet.js is installed before the bundle loads.
  */
 'use strict';
 const fs = require('node:fs');
@@ -17,6 +19,8 @@ const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
 const taskRoot = process.env.LAMBDA_TASK_ROOT;
+const internetArgument = process.argv.find((a) => a.startsWith('--internet='));
+if (internetArgument) require('./internet').install(JSON.parse(internetArgument.slice('--internet='.length)));
 const handlerString = process.env._HANDLER;
 
 function errorPayload(error, fallbackType) {
@@ -94,15 +98,17 @@ function contextFor(invoke) {
 function finish(id, outcome) {
   if (!current || current.id !== id) return; // answered already (a callback and a promise both)
   current = undefined;
-  if (outcome.error) process.send({ type: 'error', id, error: outcome.error });
+  // The environment's peak resident memory so far (Lambda's REPORT line: Max Memory Used), in kB.
+  const maxRssKb = process.resourceUsage().maxRSS;
+  if (outcome.error) process.send({ type: 'error', id, error: outcome.error, maxRssKb });
   else {
     let payload;
     try {
       payload = outcome.result === undefined ? 'null' : JSON.stringify(outcome.result);
     } catch (error) {
-      return process.send({ type: 'error', id, error: errorPayload(error, 'Runtime.MalformedResponse') });
+      return process.send({ type: 'error', id, error: errorPayload(error, 'Runtime.MalformedResponse'), maxRssKb });
     }
-    process.send({ type: 'result', id, payload });
+    process.send({ type: 'result', id, payload, maxRssKb });
   }
 }
 

@@ -20,6 +20,7 @@ import { simpleParser, type AddressObject } from 'mailparser';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { standInSettings } from '../../lambdas/layout/stand-ins';
 import type { FunctionRunner } from './functions';
+import { InvokePermissions } from './invoke-permissions';
 import type { LocalStackModel } from './template';
 import type { Dict } from './cfn-json';
 
@@ -94,6 +95,17 @@ export class TemplateMailServer {
       scanEnabled: p.Rule?.ScanEnabled === true,
       actions: (p.Rule?.Actions ?? []) as Dict[],
     }));
+    // SES tries each Lambda action's permission when the rule is created (CreateReceiptRule fails without it, and so
+    // the deployment): here the start fails the same way.
+    const permissions = new InvokePermissions(model);
+    for (const rule of this.rules) {
+      for (const action of rule.actions.filter((a) => a.LambdaAction)) {
+        const fn = model.functionByArn(String(action.LambdaAction.FunctionArn));
+        const sourceArn = `arn:aws:ses:${model.region}:${model.account}:receipt-rule-set/${this.ruleSetName}:receipt-rule/${rule.name}`;
+        const refused = fn && permissions.refusal(fn, { principal: 'ses.amazonaws.com', sourceArn, sourceAccount: model.account });
+        if (refused) throw new Error(`receipt rule ${rule.name}: InvalidLambdaFunction: Could not invoke Lambda function: ${refused}`);
+      }
+    }
     this.s3 = new S3Client({ forcePathStyle: true, ...standInSettings(options.s3Endpoint) });
     this.server = new SMTPServer({
       name: 'inbound-smtp.local.amazonaws.com',

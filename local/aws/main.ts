@@ -2,18 +2,28 @@
 import { ConfigError } from '../../lambdas/config/app-config';
 import { startTemplateStack, templateConfigFromEnv } from './template-runner';
 import { stopOnSignals } from '../foreground';
+import { templateBanner } from './banner';
 
 async function main(): Promise<void> {
   const started = Date.now();
   const config = templateConfigFromEnv();
   const stack = await startTemplateStack(config);
-  const fns = stack.functions.specs.length;
-  console.log(`TempMail template form is up (stack ${stack.model.stackName}, ${fns} functions, ready in ${((Date.now() - started) / 1000).toFixed(1)} s).
-  API       ${stack.apiUrl}   (the ${stack.gateway.stageName} stage of REST API ${stack.gateway.restApiId}; OpenAPI at ${stack.apiUrl}/v1/openapi.json)
-  SMTP      ${config.host}:${stack.smtpPort}
-  services  DynamoDB Local ${stack.endpoints.dynamodb}, S3 server ${stack.endpoints.s3}, SQS ${stack.endpoints.sqs}, control plane ${stack.endpoints.controlPlane}
-  data      ${config.dataDir}`);
-  if (stack.devKey) console.log(`  dev key   ${stack.devKey}   (shown once; make more with: npx tempmail keys create --plan dev)`);
+  console.log(
+    templateBanner({
+      stackName: stack.model.stackName,
+      functions: stack.functions.specs.length,
+      readySeconds: (Date.now() - started) / 1000,
+      apiUrl: stack.apiUrl,
+      stageName: stack.gateway.stageName,
+      restApiId: stack.gateway.restApiId,
+      smtpHost: config.host,
+      smtpPort: stack.smtpPort,
+      endpoints: stack.endpoints,
+      dataDir: config.dataDir,
+      devKey: stack.devKey,
+      internet: config.internet,
+    }),
+  );
   console.log('READY');
   stopOnSignals(stack, 'aws');
 }

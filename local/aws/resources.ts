@@ -15,7 +15,7 @@ import {
   type GlobalSecondaryIndex,
   type StreamViewType,
 } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, HeadBucketCommand, PutBucketCorsCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { LocalStackModel } from './template';
 import type { Dict } from './cfn-json';
 
@@ -100,12 +100,24 @@ export async function createTables(model: LocalStackModel, db: DynamoDBClient, l
 
 export async function createBuckets(model: LocalStackModel, s3: S3Client): Promise<string[]> {
   const names: string[] = [];
-  for (const [logicalId] of model.resources('AWS::S3::Bucket')) {
+  for (const [logicalId, r] of model.resources('AWS::S3::Bucket')) {
     const name = model.bucketName(logicalId);
     try {
       await s3.send(new HeadBucketCommand({ Bucket: name }));
     } catch {
       await s3.send(new CreateBucketCommand({ Bucket: name }));
+    }
+    // The bucket's CORS rules: a browser reads a presigned download from another origin (the viewer's raw tab).
+    const cors = (model.resolve(r.Properties?.CorsConfiguration) as { CorsRules?: Record<string, unknown>[] } | undefined)?.CorsRules;
+    if (cors?.length) {
+      const rules = cors.map((rule) => ({
+        AllowedHeaders: rule.AllowedHeaders as string[] | undefined,
+        AllowedMethods: rule.AllowedMethods as string[],
+        AllowedOrigins: rule.AllowedOrigins as string[],
+        ExposeHeaders: rule.ExposedHeaders as string[] | undefined,
+        MaxAgeSeconds: rule.MaxAge === undefined ? undefined : Number(rule.MaxAge),
+      }));
+      await s3.send(new PutBucketCorsCommand({ Bucket: name, CORSConfiguration: { CORSRules: rules } }));
     }
     names.push(name);
   }

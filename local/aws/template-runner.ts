@@ -20,15 +20,15 @@ import { ConfigError } from '../../lambdas/config/app-config';
 import { parseDomains } from '../../lambdas/core/address';
 import type { PlanName } from '../../lambdas/core/plans';
 import { standInSettings } from '../../lambdas/layout/stand-ins';
-import { parseSeedKeys } from '../config';
+import { parseSeedKeys, writeDevKeyFile } from '../config';
 import { startDynamoDbLocal } from '../dynamodb-local';
 import { freePort } from '../ports';
 import { startS3Local } from '../s3-local';
 import { runningStackOf, stateFile, type StackState } from '../stack';
 import { TemplateApiGateway } from './api-gateway';
 import { startControlPlane, type ControlPlane } from './control-plane';
-import { FunctionRunner, type ServiceEndpoints } from './functions';
-import { createIamGate, functionForAccessKeyId, startIamProxy, type IamGate } from './iam';
+import { FunctionRunner, type InternetStandIn, type ServiceEndpoints } from './functions';
+import { createIamGate, functionForAccessKeyId, startIamProxy, writeEvidence, type IamGate } from './iam';
 import { createBuckets, createTables, type TableInfo } from './resources';
 import { EventSources } from './events';
 import { TemplateMailServer } from './mail';
@@ -55,6 +55,36 @@ export interface TemplateRunConfig {
   authorizerCacheSeconds?: number;
   /** How often expired items are deleted as DynamoDB's TTL would (TEMPMAIL_TTL_INTERVAL_MS). */
   ttlIntervalMs: number;
+  /** Test only: named internet hosts served on loopback (TEMPMAIL_TEMPLATE_INTERNET, local/aws/internet.js). */
+  internet?: InternetStandIn;
+  /**
+   * TEMPMAIL_IAM_EVIDENCE: where the IAM gate's evidence (each function's policies and the calls it was allowed) is
+   * written when the stack stops, for the unused-grant report (scripts/iam-unused-grants.ts).
+   */
+  iamEvidenceFile?: string;
+}
+
+/**
+ * TEMPMAIL_TEMPLATE_INTERNET=`name=127.0.0.1:port,…` (and TEMPMAIL_TEMPLATE_INTERNET_CA=<PEM file>): the functions'
+ * stand-in for the internet. Each name resolves to a public address for them and is served by its loopback port;
+ * no other address off this machine is reachable. A test setting: the deployed webhook sender's rules stay as they
+ * are and see a public host.
+ */
+export function parseInternetStandIn(value: string | undefined, caFile: string | undefined): InternetStandIn | undefined {
+  if (!value) {
+    if (caFile) throw new ConfigError('TEMPMAIL_TEMPLATE_INTERNET_CA: given without TEMPMAIL_TEMPLATE_INTERNET');
+    return undefined;
+  }
+  const hosts: InternetStandIn['hosts'] = {};
+  for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const m = /^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+)=(127\.\d{1,3}\.\d{1,3}\.\d{1,3}):(\d{1,5})$/i.exec(part);
+    const port = m ? Number(m[6]) : 0;
+    if (!m || port < 1 || port > 65535) throw new ConfigError(`TEMPMAIL_TEMPLATE_INTERNET: "${part}" is not name=127.0.0.1:port (a dotted host name, a loopback address and a port 1-65535)`);
+    hosts[m[1].toLowerCase()] = { host: m[5], port };
+  }
+  if (Object.keys(hosts).length === 0) throw new ConfigError('TEMPMAIL_TEMPLATE_INTERNET: names no host (name=127.0.0.1:port,…)');
+  if (caFile && !fs.existsSync(caFile)) throw new ConfigError(`TEMPMAIL_TEMPLATE_INTERNET_CA: no such file: ${caFile}`);
+  return { hosts, caFile: caFile ? path.resolve(caFile) : undefined };
 }
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -99,6 +129,8 @@ export function templateConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Tem
     seedKeys: parseSeedKeys(env.TEMPMAIL_SEED_KEYS),
     printDevKey: env.TEMPMAIL_NO_DEV_KEY !== '1',
     authorizerCacheSeconds: cache === undefined || cache === '' ? undefined : Number(cache),
+    internet: parseInternetStandIn(env.TEMPMAIL_TEMPLATE_INTERNET, env.TEMPMAIL_TEMPLATE_INTERNET_CA),
+    iamEvidenceFile: env.TEMPMAIL_IAM_EVIDENCE ? path.resolve(env.TEMPMAIL_IAM_EVIDENCE) : undefined,
     ttlIntervalMs: (() => {
       const value = Number(env.TEMPMAIL_TTL_INTERVAL_MS || 60_000);
       if (!(value > 0)) throw new ConfigError(`TEMPMAIL_TTL_INTERVAL_MS: not a positive number: ${env.TEMPMAIL_TTL_INTERVAL_MS}`);
@@ -197,6 +229,9 @@ export async function startTemplateStack(config: TemplateRunConfig, log: (line: 
     });
     const proxy = await startIamProxy({ dynamodbEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, gate, host: loopback, upstreamS3AccessKeyId: 'S3RVER', log });
     stops.push(() => proxy.close());
+    // Stops run in reverse: this one after every part started later, the custom resources' Delete among them.
+    const evidenceFile = config.iamEvidenceFile;
+    if (evidenceFile) stops.push(() => writeEvidence(evidenceFile, gate.snapshot()));
     const authorize = iamCheck(gate, log);
 
     const sqs = LocalSqs.fromTemplate(model, (accessKeyId, action, resource) => authorize(accessKeyId, action, resource));
@@ -239,6 +274,7 @@ export async function startTemplateStack(config: TemplateRunConfig, log: (line: 
       model,
       endpoints: serviceEndpoints,
       log,
+      internet: config.internet,
       sendToQueue: async (queueArn, body) => {
         const queue = sqs.byArn(queueArn);
         if (!queue) throw new Error(`destination ${queueArn} is not a queue of the template`);
@@ -272,8 +308,12 @@ export async function startTemplateStack(config: TemplateRunConfig, log: (line: 
     // seeded keys, through the CLI's own path (key record, API key, usage-plan key).
     const keys = require('./keys') as typeof import('./keys');
     await keys.restoreApiKeys(model.stackName, controlPlane);
+    // A dev key on a table that had no key before this start (seeded keys beside it, as npm start makes its own).
+    const fresh = (await keys.keyCount(model.stackName)) === 0;
     for (const seed of config.seedKeys) await keys.seedKey(model.stackName, seed.plan, seed.key);
-    const devKey = config.printDevKey && (await keys.keyCount(model.stackName)) === 0 ? await keys.seedKey(model.stackName, 'dev') : undefined;
+    const devKey = config.printDevKey && fresh ? await keys.seedKey(model.stackName, 'dev') : undefined;
+    // Kept where `npm start` keeps its own (<data folder>/dev-key, 0600), so scripts read it the same way.
+    if (devKey) writeDevKeyFile(config.dataDir, devKey);
 
     try {
       await gateway.listen();

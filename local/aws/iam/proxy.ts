@@ -215,6 +215,11 @@ export async function startIamProxy(options: IamProxyOptions): Promise<IamProxy>
     const rawQuery = (req.url ?? '').includes('?') ? (req.url ?? '').slice((req.url ?? '').indexOf('?') + 1) : '';
     const method = req.method ?? 'GET';
     const target = s3Target(rawPath, req.headers.host);
+    // A browser's CORS preflight carries no credentials: S3 answers it from the bucket's CORS rules, no IAM involved
+    // (a page reading a pre-signed download from another origin sends one first).
+    if (method === 'OPTIONS' && req.headers.origin && req.headers['access-control-request-method']) {
+      return forward(req, res, upstream, target.pathStyle + (rawQuery ? `?${rawQuery}` : ''), forwardHeaders(req), undefined, log);
+    }
     const key = accessKeyIdOf(req.headers.authorization, url.searchParams);
     const fn = key ? identify(key) : undefined;
     if (!fn) {
