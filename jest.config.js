@@ -6,9 +6,9 @@
  * - dynamodb: the API and ingest files once more against a stack on DynamoDB Local + the S3 server, so that the
  *   AWS adapters keep being proven end to end; and the admin CLI's AWS side (`--stack`), which needs DynamoDB Local;
  * - aws-template: the same scenarios against `npm run start:aws`, the synthesized CDK template (its cdk.out bundles,
- *   API Gateway resources, receipt rule and event sources) run on this machine, plus what only that form shows
- *   (aws-template.test.ts, with the webhook chain: the deployed sender delivers to public https URLs only, so
- *   webhooks.test.ts, whose receiver is on loopback, stays with the local forms).
+ *   API Gateway resources, receipt rule and event sources) run on this machine: HTTP, SMTP, the MCP server, and
+ *   webhooks (their own template form, whose receiver is on the internet's stand-in: the deployed sender delivers to
+ *   public https hosts only), plus what only that form shows (aws-template.test.ts); not yet the viewer (below).
  * A project's globalSetup runs only when one of its tests is selected.
  */
 const base = {
@@ -55,10 +55,17 @@ module.exports = {
     },
     {
       ...withStack('aws-template'),
+      // Stops the stacks, then the unused-grant report over their IAM evidence (test/support/iam-evidence.ts).
+      globalTeardown: '<rootDir>/test/support/kinds/aws-template-teardown.ts',
       testMatch: [
         '<rootDir>/test/integration/api.test.ts',
         '<rootDir>/test/integration/ingest.test.ts',
         '<rootDir>/test/integration/viewer-api.test.ts',
+        '<rootDir>/test/integration/webhooks.test.ts',
+        // Not test/e2e/viewer.test.ts yet: in this form its Raw tab never shows the raw mail (the download follows a
+        // redirect to a presigned URL on the S3 server, another origin; the bucket's CORS rules and the preflight's
+        // pass through the IAM proxy were not enough, cause not found). It runs in the embedded project.
+        '<rootDir>/test/e2e/mcp.test.ts',
         '<rootDir>/test/integration/aws-template.test.ts',
       ],
     },

@@ -5,8 +5,8 @@ import { startStack, type StackHandle } from './stack';
  * Starts the shared local stack of a jest project once for the whole run. Each project names its own module
  * (kinds/<kind>-setup.ts): jest runs one global setup module once however many projects name it.
  */
-export async function startSharedStack(kind: TestKind): Promise<void> {
-  const stack = await startStack(kind === 'aws-template' ? { form: 'aws-template' } : { store: kind });
+export async function startSharedStack(kind: TestKind, env?: Record<string, string>): Promise<void> {
+  const stack = await startStack(kind === 'aws-template' ? { form: 'aws-template', env } : { store: kind, env });
   const stacks = ((globalThis as { __TEMPMAIL_STACKS__?: StackHandle[] }).__TEMPMAIL_STACKS__ ??= []);
   stacks.push(stack);
   const shared: SharedStack = {

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../local/ports';
+import { evidenceFileFor } from './iam-evidence';
 import type { StoreKind } from '../../lambdas/config/app-config';
 import type { PlanName } from '../../lambdas/core/plans';
 import type { Json } from './json';
@@ -86,6 +87,8 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
     // The template form's stand-in for DynamoDB's TTL, whose timing AWS does not bound: off in tests (an hour), so
     // that an expiry a test sets is not raced by a deletion; the tests of TTL itself set their own.
     ...(form === 'aws-template' ? { TEMPMAIL_TTL_INTERVAL_MS: '3600000' } : {}),
+    // The template form's IAM evidence, for the run's unused-grant report (iam-evidence.ts), when the run collects it.
+    ...(form === 'aws-template' && evidenceFileFor(dataDir) ? { TEMPMAIL_IAM_EVIDENCE: evidenceFileFor(dataDir)! } : {}),
     ...options.env,
   };
   let child: ChildProcess | undefined;
