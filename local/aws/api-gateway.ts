@@ -18,6 +18,7 @@ import type { FunctionRunner, InvokeOutcome } from './functions';
 import { InvokePermissions } from './invoke-permissions';
 import type { LocalStackModel } from './template';
 import type { Dict } from './cfn-json';
+import { Bucket, methodSettingPath, throttleOf, type Throttle } from './throttles';
 
 const API_GATEWAY_PRINCIPAL = 'apigateway.amazonaws.com';
 
@@ -56,11 +57,6 @@ interface GatewayResponseModel {
   headers: Record<string, string>;
 }
 
-export interface Throttle {
-  rate: number;
-  burst: number;
-}
-
 export interface UsagePlanModel {
   id: string;
   throttle?: Throttle;
@@ -87,33 +83,6 @@ const DEFAULT_RESPONSES: Record<string, { status: number; message: string }> = {
   INTEGRATION_TIMEOUT: { status: 504, message: 'Endpoint request timed out' },
   BAD_GATEWAY: { status: 502, message: 'Internal server error' },
 };
-
-/** A token bucket: `rate` per second, holding at most `burst`. */
-class Bucket {
-  private tokens: number;
-  private at = Date.now();
-  constructor(private readonly limit: Throttle) {
-    this.tokens = limit.burst;
-  }
-  take(): boolean {
-    const now = Date.now();
-    this.tokens = Math.min(this.limit.burst, this.tokens + ((now - this.at) / 1000) * this.limit.rate);
-    this.at = now;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
-    return true;
-  }
-}
-
-/**
- * A stage method setting's resource path as the resource tree names it: the setting's key is `/` followed by the
- * resource path with each `/` escaped as `~1` (`/~1viewer~1{asset}` is `/viewer/{asset}`); `/` (the root) and `/*`
- * (every resource) stand as they are.
- */
-export const methodSettingPath = (key: string): string => (key.startsWith('/~1') ? key.slice(1).replace(/~1/g, '/') : key);
-
-const throttleOf = (t: Dict | undefined): Throttle | undefined =>
-  t && (t.RateLimit !== undefined || t.BurstLimit !== undefined) ? { rate: Number(t.RateLimit ?? 10_000), burst: Number(t.BurstLimit ?? 5_000) } : undefined;
 
 /** Where API keys and their usage plans come from (the control-plane stand-in the CLI writes to). */
 export interface ApiKeySource {

@@ -26,13 +26,10 @@ import readline from 'node:readline';
 import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../../lambdas/core/limits';
 import { accessKeyIdFor } from './iam';
 import type { LocalStackModel } from './template';
-import type { AwsJson } from './cfn-json';
+import { functionSpecs, type FunctionSpec } from './function-specs';
 
 /** Concurrent environments of a function without reserved concurrency (a machine limit here, not AWS's). */
 export const LOCAL_CONCURRENCY = 8;
-/** Lambda's defaults when the template states none. */
-const DEFAULT_TIMEOUT_SECONDS = 3;
-const DEFAULT_MEMORY_MB = 128;
 /** Lambda's synchronous request limit, as for the response. */
 const REQUEST_LIMIT_BYTES = LAMBDA_RESPONSE_LIMIT_BYTES;
 /** How long Lambda waits before the first and the second retry of a failed asynchronous invocation. */
@@ -41,22 +38,8 @@ export const ASYNC_RETRY_DELAYS_MS = [60_000, 120_000];
 /** Each function's own access key id (the IAM proxy tells callers apart by it), and a secret to go with it. */
 export { accessKeyIdFor };
 export const secretKeyFor = (logicalId: string): string => createHash('sha256').update(`secret:${logicalId}`).digest('base64').slice(0, 40);
-
-export interface FunctionSpec {
-  logicalId: string;
-  name: string;
-  arn: string;
-  handler: string;
-  runtime: string;
-  timeoutSeconds: number;
-  memoryMb: number;
-  codeDir: string;
-  /** The template's Environment.Variables, resolved. */
-  environment: Record<string, string>;
-  reservedConcurrency?: number;
-  /** From AWS::Lambda::EventInvokeConfig. */
-  async: { maxRetries: number; maxEventAgeSeconds: number; onFailure?: string };
-}
+/** What each function of the template is (function-specs.ts), for the callers of the runner. */
+export { functionSpecs, type FunctionSpec };
 
 export type InvokeOutcome =
   | { ok: true; payload: unknown; requestId: string }
@@ -69,36 +52,6 @@ export interface ServiceEndpoints {
   sqs: string;
   /** Services answered in process (KMS, SES, …): AWS_ENDPOINT_URL_<SERVICE> for each. */
   others?: Record<string, string>;
-}
-
-export function functionSpecs(model: LocalStackModel): FunctionSpec[] {
-  const invokeConfigs = model.resources('AWS::Lambda::EventInvokeConfig').map(([, r]) => model.resolve(r.Properties) as Record<string, AwsJson>);
-  return model.resources('AWS::Lambda::Function').map(([logicalId, r]) => {
-    const p = (r.Properties ?? {}) as Record<string, unknown>;
-    const codeDir = model.assetPath(logicalId);
-    if (!codeDir) throw new Error(`function ${logicalId} has no asset in the cloud assembly (inline or image code is not supported locally)`);
-    const variables = ((p.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<string, unknown>;
-    const environment = Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, model.localValue(v)]));
-    const name = model.functionName(logicalId);
-    const config = invokeConfigs.find((c) => c.FunctionName === name || model.functionByArn(String(c.FunctionName)) === logicalId);
-    return {
-      logicalId,
-      name,
-      arn: model.functionArn(logicalId),
-      handler: String(p.Handler ?? 'index.handler'),
-      runtime: String(p.Runtime ?? 'nodejs22.x'),
-      timeoutSeconds: Number(p.Timeout ?? DEFAULT_TIMEOUT_SECONDS),
-      memoryMb: Number(p.MemorySize ?? DEFAULT_MEMORY_MB),
-      codeDir,
-      environment,
-      reservedConcurrency: p.ReservedConcurrentExecutions === undefined ? undefined : Number(model.resolve(p.ReservedConcurrentExecutions)),
-      async: {
-        maxRetries: config?.MaximumRetryAttempts ?? 2,
-        maxEventAgeSeconds: config?.MaximumEventAgeInSeconds ?? 21_600,
-        onFailure: config?.DestinationConfig?.OnFailure?.Destination,
-      },
-    };
-  });
 }
 
 interface Pending {
