@@ -70,6 +70,8 @@ export interface LocalConfig {
   corsOrigin?: string;
   /** How long one DELETE of an inbox spends removing messages before it answers (the rest follows). */
   deleteBudgetMs?: number;
+  /** Free space the data folder's filesystem keeps: below it new mail and API writes other than deletes are refused (local/free-space.ts). */
+  minFreeBytes: number;
 }
 
 /** A port setting; 0 asks the system for a free port (the tests' stacks use it). */
@@ -159,6 +161,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
       concurrency: Math.max(1, count(env.TEMPMAIL_WEBHOOK_CONCURRENCY, 32, 'TEMPMAIL_WEBHOOK_CONCURRENCY')),
     },
     corsOrigin: env.TEMPMAIL_CORS_ORIGIN || undefined,
+    minFreeBytes: count(env.TEMPMAIL_MIN_FREE_MB, 64, 'TEMPMAIL_MIN_FREE_MB') * 1024 * 1024,
     deleteBudgetMs: env.TEMPMAIL_DELETE_BUDGET_MS ? count(env.TEMPMAIL_DELETE_BUDGET_MS, 0, 'TEMPMAIL_DELETE_BUDGET_MS') : undefined,
   };
 }

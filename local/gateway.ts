@@ -26,6 +26,7 @@ import type { AppContext } from '../lambdas/usecases/context';
 import { openDownload } from '../lambdas/usecases/messages';
 import { lambdaContext, loadHandler } from './handlers';
 import { TokenBuckets } from './rate-limiter';
+import type { FreeSpace } from './free-space';
 
 export interface GatewayOptions {
   host: string;
@@ -41,6 +42,8 @@ export interface GatewayOptions {
   unthrottledKeyHashes?: ReadonlySet<string>;
   /** Logs one line per request when set (never headers: they carry the key). */
   log?: (line: string) => void;
+  /** The data folder's free-space headroom: below it writes other than deletes are 507 (local/free-space.ts). */
+  space?: FreeSpace;
 }
 
 /** `own`: made by the gateway itself (its errors, preflights), which adds the CORS headers, as API Gateway's do. */
@@ -283,6 +286,13 @@ export class LocalGateway {
       const outcome = await this.authorize(route, method, url.pathname, headersOf(req).headers, requestId);
       if ('reply' in outcome) return outcome.reply;
       authorizer = outcome.context;
+    }
+    const { space } = this.options;
+    // A delete frees space, so it always runs (on a full disk with the reserve given up); other writes keep the headroom.
+    if (space && method === 'DELETE') space.keepReserve();
+    else if (space && method !== 'GET' && method !== 'HEAD' && !space.roomFor()) {
+      const mb = Math.round(space.minFreeBytes / 2 ** 20);
+      return jsonReply(507, errorBody(507, `insufficient storage: the server keeps ${mb} MB free for mail already accepted and for deletes; delete inboxes or messages, or retry later`), requestId);
     }
     const read = await readBody(req, this.bodies);
     if (read === 'too-large') return gatewayError('REQUEST_TOO_LARGE', requestId, {}, `request body exceeds ${MAX_BODY_BYTES} bytes`);

@@ -20,6 +20,7 @@ import { admitMail, admitRecipient, type Admission } from '../lambdas/usecases/i
 import { InboundWorker } from './inbound-worker';
 import type { InboundSpool } from './inbound-spool';
 import { readData, SmtpReply } from './smtp-data';
+import { INGEST_SPACE_FACTOR, type FreeSpace } from './free-space';
 
 export interface MailServerOptions {
   host: string;
@@ -46,6 +47,8 @@ export interface MailServerOptions {
   auth: boolean;
   /** Catch-all (TEMPMAIL_CATCH_ALL): mail to an address of our domains without an inbox creates one for this account. */
   catchAllFor?: Caller;
+  /** The data folder's free-space headroom: below it new mail gets 452 4.3.1 (local/free-space.ts). */
+  space?: FreeSpace;
   log: (line: string) => void;
 }
 
@@ -71,7 +74,10 @@ const REFUSALS: Record<Exclude<Admission, 'ok'>, SmtpReply> = {
   'expired-inbox': NO_MAILBOX,
   quota: new SmtpReply(452, "4.2.2 Daily e-mail limit of this inbox's account reached"),
   'inbox-limit': new SmtpReply(452, "4.2.2 Catch-all cannot create this inbox: the account holds its plan's most live inboxes; delete one or let one expire"),
+  storage: new SmtpReply(452, "4.2.2 Storage quota of this inbox's account is full"),
 };
+const NO_SPACE = new SmtpReply(452, '4.3.1 Insufficient system storage; try again later');
+const TOO_LARGE_FOR_QUOTA = new SmtpReply(552, "5.2.2 Message larger than the storage quota of the recipient's account");
 
 /** The smtp-server connection objects, as far as closing idle ones needs them. */
 interface Connection {
@@ -203,10 +209,11 @@ export class LocalMailServer {
     // Refused recipients count too: without them a session could probe 20,000 addresses in a second.
     const rejected = this.rejected.get(session.id) ?? 0;
     if (session.envelope.rcptTo.length + rejected >= MAX_RECIPIENTS) throw new SmtpReply(452, '4.5.3 Too many recipients');
+    if (this.options.space && !this.options.space.roomFor()) throw NO_SPACE;
     const admission = await admitRecipient(this.options.ctx, address.address, this.worker.reservations, { catchAllFor: this.options.catchAllFor });
     if (admission === 'ok') return;
     // A full quota (452) says nothing about the address and a sender retries it later: neither counted nor slowed.
-    if (admission === 'quota' || admission === 'inbox-limit') throw REFUSALS[admission];
+    if (admission === 'quota' || admission === 'storage' || admission === 'inbox-limit') throw REFUSALS[admission];
     this.rejected.set(session.id, rejected + 1);
     const wait = tarpitDelayMs(rejected + 1, this.options.tarpitStepMs);
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
@@ -224,10 +231,18 @@ export class LocalMailServer {
       receivedAt: new Date(ctx.now()).toISOString(),
     };
     // Counted before the 250: a mail that got one is within its account's limit, however many sessions race.
-    const reservation = await admitMail(ctx, envelope.recipients, this.worker.reservations);
-    if (reservation === 'quota') throw REFUSALS.quota;
-    if (reservation === 'no-inbox') throw new SmtpReply(550, '5.1.1 No such mailbox: deleted or expired since RCPT');
-    await this.worker.accept(envelope, raw, reservation.release);
+    const admitted = await admitMail(ctx, envelope.recipients, this.worker.reservations, raw.length);
+    if (admitted === 'quota' || admitted === 'storage') throw REFUSALS[admitted];
+    if (admitted === 'too-large') throw TOO_LARGE_FOR_QUOTA;
+    if (admitted === 'no-inbox') throw new SmtpReply(550, '5.1.1 No such mailbox: deleted or expired since RCPT');
+    // The space its ingest may take is claimed before the spool writes the raw and held until the ingest ends: a 250
+    // only for mail that can be stored.
+    const room = this.options.space ? this.options.space.claim(raw.length * INGEST_SPACE_FACTOR) : { release: () => undefined };
+    if (!room) {
+      admitted.release();
+      throw NO_SPACE;
+    }
+    await this.worker.accept(envelope, raw, () => (admitted.release(), room.release()));
   }
 
   /** Resolves when every accepted mail has been ingested (tests and benchmarks). */

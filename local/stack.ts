@@ -14,6 +14,7 @@ import type { IngestContext } from '../lambdas/usecases/context';
 import { hashApiKey } from '../lambdas/core/ids';
 import { ensureKey, findKey, issueKey } from '../lambdas/usecases/keys';
 import { devKeyFile, inboundSpoolDir, serviceConfig, smtpSpoolDir, viewerBuildDir, viewerIsPrebuilt, writeDevKeyFile, type LocalConfig } from './config';
+import { FreeSpace } from './free-space';
 import { LocalGateway } from './gateway';
 import { startSweeper } from './sweep';
 import { LocalMailServer } from './smtp';
@@ -147,6 +148,10 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
     );
   }
   const stops: (() => Promise<void> | void)[] = [];
+  // First: on a full disk the reserve is given up before anything writes, so that the start and deletes can run.
+  let stores: IngestContext['stores'] | undefined;
+  const space = new FreeSpace(config.dataDir, config.minFreeBytes, () => stores?.reclaimableBytes?.() ?? 0, log);
+  stops.push(space.start());
   const stopAll = async () => {
     for (const stop of stops.reverse()) await Promise.resolve(stop()).catch((error) => log(`[local] stopping: ${(error as Error).message}`));
   };
@@ -166,6 +171,7 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
       (require('../viewer/build') as typeof import('../viewer/build')).buildViewer(viewerBuildDir(config.dataDir));
     }
     const ctx = appContext(serviceConfig(config, endpoints));
+    stores = ctx.stores;
     stops.push(() => ctx.stores.close());
     // The handlers the gateway loads (sources or bundles) run on this context, not one of their own.
     installContext(ctx);
@@ -188,6 +194,7 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
       rateLimits: config.rateLimits !== 'none',
       // The local account is never throttled unless asked (TEMPMAIL_RATE_LIMITS=on); keys of a plan keep their limits.
       unthrottledKeyHashes: new Set(dev && config.rateLimits === 'plan-keys' ? [hashApiKey(dev.key)] : []),
+      space,
     });
     const apiUrl = await listenOrExplain('API', config.port, 'PORT', () => gateway.listen());
     stops.push(() => gateway.close());
@@ -206,6 +213,7 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
       tls: await smtpTlsPair(config.dataDir, config.smtpTlsFiles),
       auth: config.smtpAuth,
       catchAllFor: config.catchAll && dev ? { account_id: dev.accountId, plan: 'dev' } : undefined,
+      space,
       log,
     });
     const smtpPort = await listenOrExplain('SMTP', config.smtpPort, 'SMTP_PORT', () => mail.listen());

@@ -4,14 +4,17 @@
  * this, a 1-hour inbox's raw mail and attachments stayed a month more. The event source mapping passes only REMOVEs
  * of inbox items (lib/cleanup.ts), by TTL or by DELETE /v1/inboxes (which deleted the objects already: listing its
  * prefix again finds nothing); they are checked again here. The lifecycle rule stays as the backstop.
+ * An inbox TTL removed also gives its stored bytes back to its account (storage quota; OldImage carries them).
  * Records that fail are reported back (partial batch response), so only they are retried.
  */
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../http/logger';
 import { currentContext } from '../app/current';
-import { INBOX_SK, keys } from '../layout/table-layout';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { inboxFromItem, INBOX_SK, keys, TTL_PRINCIPAL } from '../layout/table-layout';
 import type { AppContext } from '../usecases/context';
-import { removeInboxObjects } from '../usecases/inboxes';
+import { releaseExpiredInboxStorage, removeInboxObjects } from '../usecases/inboxes';
 
 /** The inbox item's partition key prefix, from the table layout (lib/cleanup.ts filters on its sort key, INBOX_SK). */
 const INBOX_PK_PREFIX = keys.inbox('').pk;
@@ -25,7 +28,13 @@ export function removedInbox(record: DynamoDBRecord): string | null {
 
 export async function cleanRecord(ctx: AppContext, record: DynamoDBRecord): Promise<number> {
   const inboxId = removedInbox(record);
-  return inboxId ? removeInboxObjects(ctx, inboxId) : 0;
+  if (!inboxId) return 0;
+  const deleted = await removeInboxObjects(ctx, inboxId);
+  // Removed by TTL: its stored bytes leave its account's storage quota (last, so a failure above retries both).
+  const byTtl = (record as { userIdentity?: { principalId?: string } }).userIdentity?.principalId === TTL_PRINCIPAL;
+  const inbox = inboxFromItem(unmarshall((record.dynamodb?.OldImage ?? {}) as Record<string, AttributeValue>));
+  if (byTtl && inbox?.account_id) await releaseExpiredInboxStorage(ctx, inbox);
+  return deleted;
 }
 
 export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {

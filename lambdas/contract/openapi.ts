@@ -146,6 +146,9 @@ function errorResponses(route: Route, contract: RouteContract): Record<string, u
   if (route.auth) out['429'] = error("the key's rate limit is exceeded: retry after `Retry-After` seconds", retryAfterHeader);
   out['500'] = error('a fault on the service side; the message names a request id');
   if (route.auth) out['503'] = error('a dependency (DynamoDB, S3) is unavailable, or the request ran out of time: retry after `Retry-After` seconds', retryAfterHeader);
+  if (route.auth && route.method !== 'GET' && route.method !== 'DELETE') {
+    out['507'] = error("(local stack) the data folder's filesystem is below its free-space headroom (TEMPMAIL_MIN_FREE_MB): writes other than deletes are refused until space is freed");
+  }
   return out;
 }
 

@@ -92,3 +92,10 @@ export const MAX_FILTER_SCAN_ITEMS = 1_000;
  * its scan runs on the one event loop that serves every request.
  */
 export const MAX_FILTER_SCAN_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The most a mail of `rawBytes` can take of its account's storage quota (plan `storage_bytes`): its raw copy and its
+ * attachments, which decode to no more than the raw mail holds. The SMTP stand-in reserves this at the end of DATA,
+ * before the 250, so that a mail accepted is never refused by the quota when it is stored.
+ */
+export const storedBytesBound = (rawBytes: number): number => 2 * rawBytes;

@@ -23,6 +23,11 @@ export interface InboxRecord {
   expires_at_epoch: number;
   ttl: number;
   message_count: number;
+  /**
+   * The sum of its messages' `stored_bytes`, kept with message_count; its account's storage usage holds it until the
+   * inbox is marked deleting or removed. Absent: none (inboxes from before the quota, and the one a store just made).
+   */
+  stored_bytes?: number;
   /** Set by DELETE: gone for its owner and its address free, while its messages are still being removed. */
   deleting?: true;
 }
@@ -115,6 +120,11 @@ export interface MessageRecord extends MessageSummary, Partial<MessageDetail> {
   body_key?: string;
   auth: AuthVerdicts;
   raw_key: string;
+  /**
+   * Bytes the message keeps in the bucket toward its account's storage quota (plan `storage_bytes`): the raw mail
+   * plus its stored attachments. Absent on messages stored before the quota (they count as nothing).
+   */
+  stored_bytes?: number;
 }
 
 export interface Caller {

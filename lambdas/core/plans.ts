@@ -23,18 +23,25 @@ export interface Plan {
    * account's. The defence against a stranger who knows one address spending the whole account's day on it.
    */
   emails_per_inbox_per_day?: number;
+  /**
+   * Bytes an account's stored mail may take at once: each message's raw mail plus its attachments (the objects it
+   * keeps in the bucket). Mail past it is refused (SMTP 452, or 552 for one mail larger than the whole quota) until
+   * messages or inboxes are deleted or expire. Without it one address could fill the disk with 1,000 × 40 MB a day.
+   */
+  storage_bytes: number;
 }
 
 /** Fields a plan may leave unset; TEMPMAIL_PLAN_OVERRIDES may still set them. */
 const OPTIONAL_FIELDS: readonly string[] = ['emails_per_inbox_per_day'] satisfies (keyof Plan)[];
 
 const DAY = 86_400;
+const GB = 1024 ** 3;
 
 export const BASE_PLANS: Readonly<Record<PlanName, Plan>> = {
-  free: { name: 'free', api_access: false, requests_per_minute: 0, emails_per_day: 0, max_ttl_seconds: 0, max_webhooks: 0, max_inboxes: 0 },
-  dev: { name: 'dev', api_access: true, requests_per_minute: 60, emails_per_day: 1_000, max_ttl_seconds: DAY, max_webhooks: 2, max_inboxes: 1_000 },
-  startup: { name: 'startup', api_access: true, requests_per_minute: 300, emails_per_day: 10_000, max_ttl_seconds: 7 * DAY, max_webhooks: 10, max_inboxes: 10_000 },
-  enterprise: { name: 'enterprise', api_access: true, requests_per_minute: 1_000, emails_per_day: 100_000, max_ttl_seconds: 30 * DAY, max_webhooks: 50, max_inboxes: 100_000 },
+  free: { name: 'free', api_access: false, requests_per_minute: 0, emails_per_day: 0, max_ttl_seconds: 0, max_webhooks: 0, max_inboxes: 0, storage_bytes: 0 },
+  dev: { name: 'dev', api_access: true, requests_per_minute: 60, emails_per_day: 1_000, max_ttl_seconds: DAY, max_webhooks: 2, max_inboxes: 1_000, storage_bytes: 2 * GB },
+  startup: { name: 'startup', api_access: true, requests_per_minute: 300, emails_per_day: 10_000, max_ttl_seconds: 7 * DAY, max_webhooks: 10, max_inboxes: 10_000, storage_bytes: 20 * GB },
+  enterprise: { name: 'enterprise', api_access: true, requests_per_minute: 1_000, emails_per_day: 100_000, max_ttl_seconds: 30 * DAY, max_webhooks: 50, max_inboxes: 100_000, storage_bytes: 200 * GB },
 };
 
 export const PAID_PLANS = PLAN_NAMES.filter((p) => BASE_PLANS[p].api_access);

@@ -36,12 +36,16 @@ export interface InboxStore {
   liveInboxCount(accountId: string, nowEpoch: number, atMost: number): Promise<number>;
   /** The inbox that holds (or, expired, last held) an address, read from its claim; callers check expiry. */
   inboxForAddress(address: string): Promise<InboxRoute | null>;
-  /** Removes the inbox, its address claim and every message item. */
+  /**
+   * Removes the inbox, its address claim and every message item; unless it was marked deleting, its stored bytes
+   * leave its account's usage with it (atomically with the inbox item).
+   */
   deleteInbox(inbox: InboxRecord): Promise<void>;
   /**
    * The first step of a DELETE, before any message goes: marks the inbox `deleting` and moves its expiry (and its
    * address claim's, while the claim names it) to `expiredAtEpoch`, so the address is free at once and whatever a
-   * DELETE leaves is removed by the sweep (or TTL) later.
+   * DELETE leaves is removed by the sweep (or TTL) later. The inbox's stored bytes leave its account's usage in the
+   * same write (once: marking it again changes nothing).
    */
   markInboxDeleting(inbox: InboxRecord, expiredAtEpoch: number): Promise<void>;
   /** Removes up to `max` of the inbox's message items; the number removed (0: none left). */
@@ -60,14 +64,30 @@ export interface InboxStore {
   messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<Page<MessageSummary>>;
   getMessage(inboxId: string, messageId: string): Promise<MessageRecord | null>;
   /**
-   * Stores a message, bumps the inbox's count and the account's day usage in one transaction.
-   * 'duplicate' when it is already stored (idempotent ingest); 'quota' when the day's limit is reached;
-   * 'gone' when the inbox vanished or expired meanwhile.
+   * Stores a message, bumps the inbox's count, the account's day usage and its stored bytes (the message's
+   * `stored_bytes`, added to the inbox's and the account's) in one transaction.
+   * 'duplicate' when it is already stored (idempotent ingest); 'quota' when the day's limit is reached; 'storage'
+   * when the account's stored bytes would pass `storageLimit` (absent: no limit); 'gone' when the inbox vanished or
+   * expired meanwhile.
    */
-  putMessage(message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number): Promise<'stored' | 'duplicate' | 'quota' | 'gone'>;
+  putMessage(message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number, storageLimit?: number): Promise<'stored' | 'duplicate' | 'quota' | 'storage' | 'gone'>;
+  /**
+   * Removes one message of a live inbox (not one being deleted), and its `stored_bytes` from the inbox's and the
+   * account's, in one transaction; false when there is no such message.
+   */
   deleteMessage(inboxId: string, messageId: string): Promise<boolean>;
   /** E-mails the account received on a UTC day. */
   usage(accountId: string, day: string): Promise<number>;
+  /**
+   * Bytes the account's messages hold toward its storage quota: every stored message's `stored_bytes`, less those
+   * of inboxes marked deleting or removed (markInboxDeleting and deleteInbox take an inbox's bytes off, once).
+   */
+  storageUsed(accountId: string): Promise<number>;
+  /**
+   * Takes a removed inbox's bytes off its account's usage, for a removal no store call made (AWS: DynamoDB's TTL,
+   * seen on the table's stream). Never below zero.
+   */
+  releaseStorage(accountId: string, bytes: number): Promise<void>;
   /** Inboxes whose expiry (epoch seconds) is at or before `epoch`: for the local sweep. */
   inboxesExpiredBy(epoch: number): Promise<InboxRecord[]>;
 }
@@ -242,6 +262,8 @@ export interface Stores {
    * log). Absent where every write is durable when it resolves (DynamoDB, S3).
    */
   sync?(): Promise<void>;
+  /** Bytes the store reuses before its files grow (the embedded store: SQLite's free pages), for the free-space headroom. */
+  reclaimableBytes?(): number;
   /** Releases files and connections (the local stack's stop). */
   close(): Promise<void>;
 }

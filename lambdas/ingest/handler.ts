@@ -53,7 +53,7 @@ export const handler = async (event: SESEvent): Promise<{ stored: number; droppe
         else if (o.outcome !== 'duplicate') {
           dropped++;
           logger.info('recipient dropped', { reason: o.outcome, mailId: record.ses.mail.messageId });
-          metrics.addMetric(o.outcome === 'quota' ? 'QuotaHits' : 'MessagesDropped', MetricUnit.Count, 1);
+          metrics.addMetric(o.outcome === 'quota' || o.outcome === 'storage' ? 'QuotaHits' : 'MessagesDropped', MetricUnit.Count, 1);
         } else {
           logger.info('duplicate delivery ignored', { mailId: record.ses.mail.messageId, messageId: o.messageId });
         }

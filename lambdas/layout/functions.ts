@@ -101,10 +101,10 @@ export const WEBHOOK_SENDER_HANDLER = 'webhooks/sender';
 export const WEBHOOK_SENDER_ACCESS: readonly Access[] = ['table:get', 'table:put', 'table:update', 'secrets:open', 'deliveries:send', 'deliveries:dead-letter'];
 /**
  * Deletes a removed inbox's objects (the table's stream on AWS: DynamoDB's TTL deletes items, never objects). It lists
- * and deletes under `inboxes/` only.
+ * and deletes under `inboxes/` only, and gives an expired inbox's stored bytes back to its account (an update).
  */
 export const INBOX_CLEANUP_HANDLER = 'cleanup/inbox-objects';
-export const INBOX_CLEANUP_ACCESS: readonly Access[] = ['bucket:list', 'bucket:delete'];
+export const INBOX_CLEANUP_ACCESS: readonly Access[] = ['bucket:list', 'bucket:delete', 'table:update'];
 export const AUTHORIZER_HANDLER = 'api/authorizer';
 /** The authorizer reads one key record by its hash. */
 export const AUTHORIZER_ACCESS: readonly Access[] = ['table:get'];

@@ -56,6 +56,8 @@ export const keys = {
   message: (inboxId: string, messageId: string) => ({ pk: `INBOX#${inboxId}`, sk: `MSG#${messageId}` }),
   usage: (accountId: string, day: string) => ({ pk: `USAGE#${accountId}#${day}`, sk: 'USAGE' }),
   apiKey: (hash: string) => ({ pk: `KEY#${hash}`, sk: 'KEY' }),
+  /** The bytes an account's messages hold (the plan's storage_bytes), in `bytes`. */
+  storage: (accountId: string) => ({ pk: `STORAGE#${accountId}`, sk: 'STORAGE' }),
 };
 
 /** The sort keys the stream filter matches (lib/webhooks.ts) and the dispatcher checks again. */

@@ -14,7 +14,7 @@ import { MAX_FILTER_SCAN_ITEMS } from '../core/limits';
 import type { ApiKeyRecord, InboxListing, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
 import type { InboxStore, KeyStore, MessagePage, Page } from '../core/ports';
 import { matches, searchFields, type MessageFilter } from '../core/search';
-import { cancellationCodes, isConditionFailure, readPages, strip, transactWrite } from './dynamo-items';
+import { cancellationCodes, isConditionFailure, readPages, strip, transactWrite, type TableWrite } from './dynamo-items';
 import { guard } from './guard';
 import { ACCOUNT_INDEX, EXPIRY_ATTRIBUTE, expiryOf, inboxFromItem, keys, TTL_ATTRIBUTE } from '../layout/table-layout';
 
@@ -171,9 +171,42 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
     return claim.created_at ? { ...route, created_at: claim.created_at } : route;
   }
 
+  /**
+   * Writes `write` to the inbox item (not marked deleting, holding the stored bytes read) together with taking those
+   * bytes off its account's usage, in one transaction; read again and retried when a message was stored or deleted
+   * in between. Nothing when the item is gone or already marked deleting (its bytes left then): `write` alone then
+   * (`alone`), if given.
+   */
+  private async releasingInboxBytes(inboxId: string, write: (condition: string, values: Record<string, unknown>) => TableWrite, alone?: TableWrite): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const item = (await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.inbox(inboxId), ConsistentRead: true })))).Item;
+      if (!item || item.deleting) {
+        if (alone) {
+          await transactWrite(this.db, this.table, [alone]).catch((error) => {
+            if (!isConditionFailure(error)) throw error;
+          });
+        }
+        return;
+      }
+      const bytes = Number(item.stored_bytes ?? 0);
+      const condition = `attribute_exists(pk) AND attribute_not_exists(deleting) AND ${bytes ? 'stored_bytes = :bytes' : '(attribute_not_exists(stored_bytes) OR stored_bytes = :bytes)'}`;
+      const writes: TableWrite[] = [write(condition, { ':bytes': bytes })];
+      if (bytes) writes.push({ Update: { Key: keys.storage(String(item.account_id)), UpdateExpression: 'ADD #bytes :minus', ExpressionAttributeNames: { '#bytes': 'bytes' }, ExpressionAttributeValues: { ':minus': -bytes } } });
+      try {
+        await transactWrite(this.db, this.table, writes);
+        return;
+      } catch (error) {
+        const codes = cancellationCodes(error);
+        if (!codes || attempt >= PUT_ATTEMPTS || !(codes.includes('ConditionalCheckFailed') || codes.includes('TransactionConflict'))) throw error;
+      }
+    }
+  }
+
   async deleteInbox(inbox: InboxRecord): Promise<void> {
-    // The inbox item goes first: ingest's transaction requires it, so no message can be added behind our back.
-    await this.call(() => this.db.send(new DeleteCommand({ TableName: this.table, Key: keys.inbox(inbox.id) })));
+    // The inbox item goes first: ingest's transaction requires it, so no message can be added behind our back. Its
+    // stored bytes leave its account with it, unless it was marked deleting.
+    const remove: TableWrite = { Delete: { Key: keys.inbox(inbox.id) } };
+    await this.releasingInboxBytes(inbox.id, (condition, values) => ({ Delete: { Key: keys.inbox(inbox.id), ConditionExpression: condition, ExpressionAttributeValues: values } }), remove);
     const query = { TableName: this.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.inbox(inbox.id).pk }, ProjectionExpression: 'pk, sk' };
     for await (const page of readPages(this.db, { query })) {
       for (let i = 0; i < page.items.length; i += 25) await this.batchDelete(page.items.slice(i, i + 25) as { pk: string; sk: string }[]);
@@ -195,20 +228,17 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
   }
 
   async markInboxDeleting(inbox: InboxRecord, expiredAtEpoch: number): Promise<void> {
-    await this.call(() =>
-      this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: keys.inbox(inbox.id),
-          UpdateExpression: 'SET deleting = :yes, #expiry = :e, #ttl = :purge',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: lifetimeNames,
-          ExpressionAttributeValues: { ':yes': true, ':e': expiredAtEpoch, ':purge': removalEpoch(expiredAtEpoch) },
-        }),
-      ),
-    ).catch((error) => {
-      if (!isConditionFailure(error)) throw error; // removed meanwhile
+    const mark = (condition: string, values: Record<string, unknown>): TableWrite => ({
+      Update: {
+        Key: keys.inbox(inbox.id),
+        UpdateExpression: 'SET deleting = :yes, #expiry = :e, #ttl = :purge',
+        ConditionExpression: condition,
+        ExpressionAttributeNames: lifetimeNames,
+        ExpressionAttributeValues: { ...values, ':yes': true, ':e': expiredAtEpoch, ':purge': removalEpoch(expiredAtEpoch) },
+      },
     });
+    // Marked already (a retried DELETE): its expiry is moved again, its bytes left the first time.
+    await this.releasingInboxBytes(inbox.id, mark, mark('attribute_exists(pk)', {}));
     await this.call(() =>
       this.db.send(
         new UpdateCommand({
@@ -330,8 +360,12 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
     return strip<MessageRecord>(out.Item, TTL_ATTRIBUTE);
   }
 
-  async putMessage(message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number) {
+  async putMessage(message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number, storageLimit?: number) {
     const dayEnd = Date.parse(`${day}T00:00:00Z`) / 1000 + 2 * 86_400;
+    const bytes = message.stored_bytes ?? 0;
+    if (storageLimit !== undefined && bytes > storageLimit) return 'storage' as const;
+    // The account's bytes after this message stay within the limit: the item's value before it is at most this.
+    const storageCondition = storageLimit === undefined ? {} : { ConditionExpression: 'attribute_not_exists(#bytes) OR #bytes <= :room' };
     for (let attempt = 1; ; attempt++) {
       try {
         await transactWrite(this.db, this.table, [
@@ -340,9 +374,9 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
           {
             Update: {
               Key: keys.inbox(inbox.id),
-              UpdateExpression: 'ADD message_count :one',
+              UpdateExpression: bytes ? 'ADD message_count :one, stored_bytes :bytes' : 'ADD message_count :one',
               ConditionExpression: `attribute_exists(pk) AND ${expiryIs('>', ':now')}`,
-              ExpressionAttributeValues: { ':one': 1, ':now': nowEpoch() },
+              ExpressionAttributeValues: { ':one': 1, ':now': nowEpoch(), ...(bytes ? { ':bytes': bytes } : {}) },
             },
           },
           {
@@ -354,6 +388,15 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
               ExpressionAttributeValues: { ':one': 1, ':limit': dailyLimit, ':purge': dayEnd },
             },
           },
+          {
+            Update: {
+              Key: keys.storage(inbox.account_id),
+              UpdateExpression: 'ADD #bytes :bytes',
+              ...storageCondition,
+              ExpressionAttributeNames: { '#bytes': 'bytes' },
+              ExpressionAttributeValues: { ':bytes': bytes, ...(storageLimit === undefined ? {} : { ':room': storageLimit - bytes }) },
+            },
+          },
         ]);
         return 'stored' as const;
       } catch (error) {
@@ -362,6 +405,7 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
         if (codes[0] === 'ConditionalCheckFailed') return 'duplicate' as const;
         if (codes[1] === 'ConditionalCheckFailed') return 'gone' as const;
         if (codes[2] === 'ConditionalCheckFailed') return 'quota' as const;
+        if (codes[3] === 'ConditionalCheckFailed') return 'storage' as const;
         if (!codes.includes('TransactionConflict') || attempt >= PUT_ATTEMPTS) throw error;
         // Full jitter: the contenders for the hot usage item spread out instead of colliding again in step.
         const ceiling = Math.min(CONFLICT_BACKOFF_MS.cap, CONFLICT_BACKOFF_MS.base * 2 ** attempt);
@@ -371,15 +415,61 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
   }
 
   async deleteMessage(inboxId: string, messageId: string): Promise<boolean> {
+    const [message, inbox] = await Promise.all([
+      this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.message(inboxId, messageId), ConsistentRead: true, ProjectionExpression: 'stored_bytes' }))),
+      this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.inbox(inboxId), ConsistentRead: true, ProjectionExpression: 'account_id, deleting' }))),
+    ]);
+    const bytes = Number(message.Item?.stored_bytes ?? 0);
+    // An inbox marked deleting gave its bytes back already: then only the count changes.
+    const accounted = bytes > 0 && inbox.Item && !inbox.Item.deleting;
     try {
       await transactWrite(this.db, this.table, [
         { Delete: { Key: keys.message(inboxId, messageId), ConditionExpression: 'attribute_exists(pk)' } },
-        { Update: { Key: keys.inbox(inboxId), UpdateExpression: 'ADD message_count :minus', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':minus': -1 } } },
+        {
+          Update: {
+            Key: keys.inbox(inboxId),
+            UpdateExpression: bytes ? 'ADD message_count :minus, stored_bytes :freed' : 'ADD message_count :minus',
+            ConditionExpression: accounted ? 'attribute_exists(pk) AND attribute_not_exists(deleting)' : 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':minus': -1, ...(bytes ? { ':freed': -bytes } : {}) },
+          },
+        },
+        ...(accounted ? [{ Update: { Key: keys.storage(String(inbox.Item!.account_id)), UpdateExpression: 'ADD #bytes :freed', ExpressionAttributeNames: { '#bytes': 'bytes' }, ExpressionAttributeValues: { ':freed': -bytes } } }] : []),
       ]);
       return true;
     } catch (error) {
       if (cancellationCodes(error)) return false;
       throw error;
+    }
+  }
+
+  async storageUsed(accountId: string): Promise<number> {
+    const out = await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.storage(accountId), ConsistentRead: true })));
+    return Math.max(0, Number(out.Item?.bytes ?? 0));
+  }
+
+  async releaseStorage(accountId: string, bytes: number): Promise<void> {
+    if (bytes <= 0) return;
+    const update = (expression: string, condition: string, values: Record<string, number>) =>
+      this.call(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: keys.storage(accountId),
+            UpdateExpression: expression,
+            ConditionExpression: condition,
+            ExpressionAttributeNames: { '#bytes': 'bytes' },
+            ExpressionAttributeValues: values,
+          }),
+        ),
+      );
+    try {
+      await update('SET #bytes = #bytes - :freed', '#bytes >= :freed', { ':freed': bytes });
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      // Less than that left (usage from before the quota was counted): none.
+      await update('SET #bytes = :zero', 'attribute_exists(#bytes)', { ':zero': 0 }).catch((e) => {
+        if (!isConditionFailure(e)) throw e;
+      });
     }
   }
 

@@ -20,6 +20,17 @@ const nowEpoch = () => Math.floor(Date.now() / 1000);
 /** Entries a cache holds at most; past that it starts again (a prober's addresses cannot grow it without bound). */
 const CACHE_ENTRIES = 10_000;
 
+/** Takes an inbox's stored bytes off its account, inside a write, unless it was marked deleting (taken off then). */
+function releaseInboxBytes(engine: Engine, inboxId: string): void {
+  const row = engine.sql("SELECT account_id, stored_bytes, json_extract(record, '$.deleting') AS deleting FROM inboxes WHERE id = ?").get(inboxId);
+  if (!row || row.deleting || !Number(row.stored_bytes)) return;
+  subtractAccountBytes(engine, String(row.account_id), Number(row.stored_bytes));
+}
+
+function subtractAccountBytes(engine: Engine, accountId: string, bytes: number): void {
+  engine.sql('UPDATE account_storage SET bytes = MAX(0, bytes - ?) WHERE account_id = ?').run(bytes, accountId);
+}
+
 function remember<K, V>(cache: Map<K, V>, key: K, value: V): V {
   if (cache.size >= CACHE_ENTRIES) cache.clear();
   cache.set(key, value);
@@ -102,6 +113,7 @@ export class SqliteInboxStore implements InboxStore {
   async markInboxDeleting(inbox: InboxRecord, expiredAtEpoch: number): Promise<void> {
     const { engine } = this;
     await engine.write(() => {
+      releaseInboxBytes(engine, inbox.id);
       engine
         .sql("UPDATE inboxes SET expires_at_epoch = ?, record = json_set(record, '$.deleting', json('true'), '$.expires_at_epoch', ?) WHERE id = ?")
         .run(expiredAtEpoch, expiredAtEpoch, inbox.id);
@@ -121,6 +133,7 @@ export class SqliteInboxStore implements InboxStore {
   async deleteInbox(inbox: InboxRecord): Promise<void> {
     const { engine } = this;
     await engine.write(() => {
+      releaseInboxBytes(engine, inbox.id);
       engine.sql('DELETE FROM inboxes WHERE id = ?').run(inbox.id);
       engine.sql('DELETE FROM messages WHERE inbox_id = ?').run(inbox.id);
       // A newer inbox may hold the address already.
@@ -195,7 +208,7 @@ export class SqliteInboxStore implements InboxStore {
     return row ? parse<MessageRecord>(row.record) : null;
   }
 
-  putMessage(message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number): Promise<'stored' | 'duplicate' | 'quota' | 'gone'> {
+  putMessage(message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number, storageLimit?: number): Promise<'stored' | 'duplicate' | 'quota' | 'storage' | 'gone'> {
     const { engine } = this;
     return engine.write(() => {
       if (engine.sql('SELECT 1 FROM messages WHERE inbox_id = ? AND id = ?').get(inbox.id, message.id)) return 'duplicate' as const;
@@ -203,6 +216,9 @@ export class SqliteInboxStore implements InboxStore {
       if (!live || Number(live.expires_at_epoch) <= nowEpoch()) return 'gone' as const;
       const used = engine.sql('SELECT emails FROM day_usage WHERE account_id = ? AND day = ?').get(inbox.account_id, day);
       if (used && Number(used.emails) >= dailyLimit) return 'quota' as const;
+      const bytes = message.stored_bytes ?? 0;
+      const stored = engine.sql('SELECT bytes FROM account_storage WHERE account_id = ?').get(inbox.account_id);
+      if (storageLimit !== undefined && Number(stored?.bytes ?? 0) + bytes > storageLimit) return 'storage' as const;
       const summary: MessageSummary = {
         id: message.id,
         from: message.from,
@@ -213,7 +229,10 @@ export class SqliteInboxStore implements InboxStore {
       };
       engine.sql('INSERT INTO messages (inbox_id, id, summary, record) VALUES (?, ?, ?, ?)').run(inbox.id, message.id, JSON.stringify(summary), JSON.stringify(message));
       insertSearchRow(engine.sql(INSERT_SEARCH_ROW), inbox.id, message);
-      engine.sql('UPDATE inboxes SET message_count = message_count + 1 WHERE id = ?').run(inbox.id);
+      engine.sql('UPDATE inboxes SET message_count = message_count + 1, stored_bytes = stored_bytes + ? WHERE id = ?').run(bytes, inbox.id);
+      engine
+        .sql('INSERT INTO account_storage (account_id, bytes) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET bytes = bytes + excluded.bytes')
+        .run(inbox.account_id, bytes);
       engine
         .sql('INSERT INTO day_usage (account_id, day, emails) VALUES (?, ?, 1) ON CONFLICT (account_id, day) DO UPDATE SET emails = emails + 1')
         .run(inbox.account_id, day);
@@ -228,11 +247,26 @@ export class SqliteInboxStore implements InboxStore {
   deleteMessage(inboxId: string, messageId: string): Promise<boolean> {
     const { engine } = this;
     return engine.write(() => {
-      const { changes } = engine.sql('DELETE FROM messages WHERE inbox_id = ? AND id = ?').run(inboxId, messageId);
-      if (changes === 0) return false;
-      engine.sql('UPDATE inboxes SET message_count = message_count - 1 WHERE id = ?').run(inboxId);
+      const message = engine.sql("SELECT json_extract(record, '$.stored_bytes') AS bytes FROM messages WHERE inbox_id = ? AND id = ?").get(inboxId, messageId);
+      if (!message) return false;
+      engine.sql('DELETE FROM messages WHERE inbox_id = ? AND id = ?').run(inboxId, messageId);
+      const bytes = Number(message.bytes ?? 0);
+      // An inbox marked deleting gave its bytes back already.
+      const inbox = engine.sql("SELECT account_id, json_extract(record, '$.deleting') AS deleting FROM inboxes WHERE id = ?").get(inboxId);
+      engine.sql('UPDATE inboxes SET message_count = message_count - 1, stored_bytes = MAX(0, stored_bytes - ?) WHERE id = ?').run(bytes, inboxId);
+      if (inbox && !inbox.deleting && bytes) subtractAccountBytes(engine, String(inbox.account_id), bytes);
       return true;
     });
+  }
+
+  async storageUsed(accountId: string): Promise<number> {
+    const row = this.engine.read(() => this.engine.sql('SELECT bytes FROM account_storage WHERE account_id = ?').get(accountId));
+    return Number(row?.bytes ?? 0);
+  }
+
+  async releaseStorage(accountId: string, bytes: number): Promise<void> {
+    const { engine } = this;
+    await engine.write(() => subtractAccountBytes(engine, accountId, bytes));
   }
 
   async usage(accountId: string, day: string): Promise<number> {

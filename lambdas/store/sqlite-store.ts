@@ -33,6 +33,8 @@ export function openEmbeddedStores(config: EmbeddedStoreConfig): Stores {
     webhooks: new SqliteWebhookStore(engine),
     downloads: blobs,
     sync: () => engine.sync(),
+    reclaimableBytes: () =>
+      engine.read(() => Number(engine.sql('PRAGMA freelist_count').get()?.freelist_count ?? 0) * Number(engine.sql('PRAGMA page_size').get()?.page_size ?? 0)),
     async close() {
       // Let writes already queued commit first.
       await engine.write(() => undefined);

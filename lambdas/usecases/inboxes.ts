@@ -99,6 +99,15 @@ export async function removeInboxObjects(ctx: AppContext, inboxId: string): Prom
 }
 
 /**
+ * An inbox DynamoDB's TTL removed (AWS: seen on the table's stream) gives its stored bytes back to its account's
+ * storage quota; one a DELETE marked gave them back then, and one the store removed itself (the local sweep) with
+ * its removal.
+ */
+export async function releaseExpiredInboxStorage(ctx: AppContext, inbox: InboxRecord): Promise<void> {
+  if (!inbox.deleting && inbox.stored_bytes) await ctx.stores.inboxes.releaseStorage(inbox.account_id, inbox.stored_bytes);
+}
+
+/**
  * DELETE, in steps that can be resumed: first the inbox is marked deleting and its address freed (it is gone for its
  * owner from then on), then its objects and messages are removed, for at most `deleteBudgetMs`, then the inbox.
  * A large inbox may not finish inside one request: it answers all the same, and a retried DELETE (200, not 404)

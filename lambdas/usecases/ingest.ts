@@ -12,7 +12,7 @@ import { ApiError, isTransient } from '../core/errors';
 import { extractCodes, extractLinks } from '../core/extract';
 import { messageIdFrom } from '../core/ids';
 import { isExpired, receivedBeforeInbox, utcDay } from '../core/inbox';
-import { MESSAGE_CAPS } from '../core/limits';
+import { MESSAGE_CAPS, storedBytesBound } from '../core/limits';
 import { boundedFileName, boundedHeaders, boundedLinks, messageItem, summaryFields } from '../core/message';
 import type { AttachmentRecord, AuthVerdicts, Caller, InboxRoute, MessageRecord } from '../core/model';
 import { blobKeys, type ParsedMail } from '../core/ports';
@@ -30,7 +30,7 @@ export interface InboundMail {
   raw?: Buffer;
 }
 
-export type DropReason = 'not-our-domain' | 'unknown-inbox' | 'expired-inbox' | 'quota';
+export type DropReason = 'not-our-domain' | 'unknown-inbox' | 'expired-inbox' | 'quota' | 'storage';
 export type RecipientOutcome = {
   recipient: string;
   outcome: 'stored' | 'duplicate' | DropReason;
@@ -58,7 +58,11 @@ export async function liveInbox(ctx: Pick<AppContext, 'stores' | 'now'>, address
 }
 
 /** `inbox-limit`: catch-all would create the recipient's inbox, but its account holds its plan's most live inboxes. */
-export type Admission = 'ok' | 'not-our-domain' | 'unknown-inbox' | 'expired-inbox' | 'quota' | 'inbox-limit';
+export type Admission = 'ok' | 'not-our-domain' | 'unknown-inbox' | 'expired-inbox' | 'quota' | 'storage' | 'inbox-limit';
+
+/** Where QuotaReservations counts bytes held for an account's storage quota (their "day": the quota has none). */
+const storageUnit = (accountId: string) => `bytes:${accountId}`;
+const STORAGE_SPAN = 'all';
 
 /**
  * Mail that got (or is about to get) a 250 and is not stored yet, counted per account and UTC day, so that the daily
@@ -161,9 +165,17 @@ async function underLimit(ctx: AppContext, inbox: InboxRoute, units: number, res
   return used + reservations.count(inbox.account_id, day) + units <= limit;
 }
 
+/** Whether the account has room for `bytes` more under its plan's storage_bytes (mail accepted, not stored yet, too). */
+async function underStorage(ctx: AppContext, inbox: InboxRoute, bytes: number, reservations: QuotaReservations): Promise<boolean> {
+  const used = await ctx.stores.inboxes.storageUsed(inbox.account_id);
+  const held = reservations.count(storageUnit(inbox.account_id), STORAGE_SPAN);
+  // At RCPT (`bytes` 0) the size is unknown: refused only once the quota is full.
+  return bytes === 0 ? used + held < ctx.settings.plans[inbox.plan].storage_bytes : used + held + bytes <= ctx.settings.plans[inbox.plan].storage_bytes;
+}
+
 /**
  * Whether mail for `recipient` can be accepted now: our domain, a live inbox, and room under the inbox's account's
- * daily limit (the SMTP stand-in's RCPT check; the limit is enforced exactly by `admitMail`).
+ * daily limit and storage quota (the SMTP stand-in's RCPT check; the limits are enforced exactly by `admitMail`).
  */
 export async function admitRecipient(
   ctx: AppContext,
@@ -177,7 +189,8 @@ export async function admitRecipient(
   const found = await liveInbox(ctx, address);
   const inbox = typeof found === 'string' && options.catchAllFor ? await catchAllInbox(ctx, options.catchAllFor, address) : found;
   if (typeof inbox === 'string') return inbox;
-  return (await underLimit(ctx, inbox, 1, reservations)) && (await inboxesUnderCap(ctx, [inbox], reservations)) ? 'ok' : 'quota';
+  if (!((await underLimit(ctx, inbox, 1, reservations)) && (await inboxesUnderCap(ctx, [inbox], reservations)))) return 'quota';
+  return (await underStorage(ctx, inbox, 0, reservations)) ? 'ok' : 'storage';
 }
 
 /**
@@ -203,25 +216,35 @@ async function catchAllInbox(ctx: AppContext, caller: Caller, address: string): 
 }
 
 /**
- * At the end of DATA: reserves one unit of each target inbox's account's daily limit, or none when any account
- * has no room left (`quota`: the whole mail then gets 452, and the sender may retry tomorrow or with fewer
- * recipients), or when no recipient has a live inbox any more (`no-inbox`: each was deleted or expired after its
- * RCPT, and a 250 would promise a message nobody can read).
+ * At the end of DATA: reserves one unit of each target inbox's account's daily limit and the most the mail can take
+ * of its storage quota (storedBytesBound per inbox), or none when any account has no room left (`quota`, `storage`:
+ * the whole mail then gets 452, and the sender may retry later or with fewer recipients; `too-large`: the mail alone
+ * is more than an account's whole quota, 552), or when no recipient has a live inbox any more (`no-inbox`: each was
+ * deleted or expired after its RCPT, and a 250 would promise a message nobody can read).
  */
-export async function admitMail(ctx: AppContext, recipients: string[], reservations: QuotaReservations): Promise<{ release(): void } | 'quota' | 'no-inbox'> {
+export async function admitMail(
+  ctx: AppContext,
+  recipients: string[],
+  reservations: QuotaReservations,
+  rawBytes = 0,
+): Promise<{ release(): void } | 'quota' | 'storage' | 'too-large' | 'no-inbox'> {
   const byAccount = await liveInboxesByAccount(ctx, recipients);
   if (byAccount.size === 0) return 'no-inbox';
+  const bound = storedBytesBound(rawBytes);
+  for (const inboxes of byAccount.values()) if (bound > ctx.settings.plans[inboxes[0].plan].storage_bytes) return 'too-large';
   const taken: { release(): void }[] = [];
   const day = utcDay(ctx.now());
   for (const [account, inboxes] of byAccount) {
-    const reserved = await reservations.locked(account, async () =>
-      (await underLimit(ctx, inboxes[0], inboxes.length, reservations)) && (await inboxesUnderCap(ctx, inboxes, reservations))
-        ? reservations.add(new Map([[account, inboxes.length], ...inboxes.map((i) => [inboxUnit(i), 1] as [string, number])]), day)
-        : null,
-    );
-    if (!reserved) {
+    const reserved = await reservations.locked(account, async () => {
+      if (!((await underLimit(ctx, inboxes[0], inboxes.length, reservations)) && (await inboxesUnderCap(ctx, inboxes, reservations)))) return 'quota' as const;
+      if (!(await underStorage(ctx, inboxes[0], bound * inboxes.length, reservations))) return 'storage' as const;
+      const units = reservations.add(new Map([[account, inboxes.length], ...inboxes.map((i) => [inboxUnit(i), 1] as [string, number])]), day);
+      const bytes = reservations.add(new Map([[storageUnit(account), bound * inboxes.length]]), STORAGE_SPAN);
+      return { release: () => (units.release(), bytes.release()) };
+    });
+    if (typeof reserved === 'string') {
       for (const t of taken) t.release();
-      return 'quota';
+      return reserved;
     }
     taken.push(reserved);
   }
@@ -296,9 +319,9 @@ export async function deliverMessage(ctx: IngestContext, mail: InboundMail): Pro
       stored = await storeMessage(ctx, inbox, recipient, messageId, rawKey, ctx.mail.minimal(raw, { envelopeFrom: mail.envelopeFrom }, degraded), raw.length, mail);
     }
     const { result, record, attachmentKeys } = stored;
-    if (result === 'quota' || result === 'gone') {
+    if (result === 'quota' || result === 'storage' || result === 'gone') {
       await ctx.stores.blobs.deletePrefix(blobKeys.message(inbox.id, messageId));
-      outcomes.push({ recipient, outcome: result === 'quota' ? 'quota' : 'expired-inbox' });
+      outcomes.push({ recipient, outcome: result === 'gone' ? 'expired-inbox' : result });
     } else {
       // Only a stored message's copies are sources: a message refused (quota, gone) has had its prefix deleted.
       if (!degraded && !attachmentSources) attachmentSources = attachmentKeys;
@@ -314,7 +337,8 @@ export async function deliverMessage(ctx: IngestContext, mail: InboundMail): Pro
 /** Writes the message's objects, then its item (with the inbox's count and the day's usage). */
 async function storeMessage(ctx: AppContext, inbox: InboxRoute, recipient: string, messageId: string, rawKey: string, parsed: ParsedMail, size: number, mail: InboundMail, attachmentSources?: string[]) {
   const { record, attachmentKeys } = await storeBlobs(ctx, inbox, recipient, messageId, rawKey, parsed, size, mail, attachmentSources);
-  const result = await ctx.stores.inboxes.putMessage(record, inbox, utcDay(mail.receivedAtMs), ctx.settings.plans[inbox.plan].emails_per_day);
+  const plan = ctx.settings.plans[inbox.plan];
+  const result = await ctx.stores.inboxes.putMessage(record, inbox, utcDay(mail.receivedAtMs), plan.emails_per_day, plan.storage_bytes);
   return { result, record, attachmentKeys };
 }
 
@@ -375,6 +399,8 @@ async function storeBlobs(
       size,
       auth: mail.verdicts,
       raw_key: raw,
+      // What this message keeps in the bucket toward the storage quota: its raw copy and its attachments.
+      stored_bytes: size + attachments.reduce((sum, a) => sum + a.size, 0),
     },
     {
       text: parsed.text,

@@ -187,6 +187,61 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
         expect(await stores.inboxes.usage(account, '2026-11-24')).toBe(0);
       });
 
+      it("keeps the account's stored bytes with each message: refused past the storage limit, exactly, under concurrent puts", async () => {
+        const account = unique('acct_bytes');
+        const inboxes = [inboxRecord({ account_id: account }), inboxRecord({ account_id: account })];
+        for (const inbox of inboxes) await stores.inboxes.createInbox(inbox);
+        // 30 messages of 1,000 bytes against a limit of 12,500: exactly 12 fit, whatever the order.
+        const results = await Promise.all(
+          Array.from({ length: 30 }, (_, i) => stores.inboxes.putMessage(message(inboxes[i % 2], i, { stored_bytes: 1_000 }), inboxes[i % 2], DAY, 1_000, 12_500)),
+        );
+        expect(results.filter((r) => r === 'stored')).toHaveLength(12);
+        expect(results.filter((r) => r === 'storage')).toHaveLength(18);
+        expect(await stores.inboxes.storageUsed(account)).toBe(12_000);
+        // The day's count moved only for the stored ones.
+        expect(await stores.inboxes.usage(account, DAY)).toBe(12);
+        // One message larger than the whole limit: refused, nothing counted.
+        const other = inboxRecord();
+        await stores.inboxes.createInbox(other);
+        expect(await stores.inboxes.putMessage(message(other, 1, { stored_bytes: 5_000 }), other, DAY, 1_000, 4_999)).toBe('storage');
+        expect(await stores.inboxes.storageUsed(other.account_id)).toBe(0);
+        expect(await stores.inboxes.storageUsed(unique('acct_none'))).toBe(0);
+      });
+
+      it("frees an account's stored bytes when a message is deleted, an inbox is marked deleting or removed, once each", async () => {
+        const account = unique('acct_free');
+        const [a, b, c] = [inboxRecord({ account_id: account }), inboxRecord({ account_id: account }), inboxRecord({ account_id: account })];
+        for (const inbox of [a, b, c]) await stores.inboxes.createInbox(inbox);
+        const put = (inbox: InboxRecord, n: number, bytes: number) => stores.inboxes.putMessage(message(inbox, n, { stored_bytes: bytes }), inbox, DAY, 1_000, 1_000_000);
+        for (const [inbox, n, bytes] of [[a, 1, 100], [a, 2, 200], [b, 3, 1_000], [b, 4, 2_000], [c, 5, 10_000]] as const) expect(await put(inbox, n, bytes)).toBe('stored');
+        expect(await stores.inboxes.storageUsed(account)).toBe(13_300);
+
+        expect(await stores.inboxes.deleteMessage(a.id, message(a, 1).id)).toBe(true);
+        expect(await stores.inboxes.storageUsed(account)).toBe(13_200);
+        expect(await stores.inboxes.deleteMessage(a.id, message(a, 1).id)).toBe(false);
+        expect(await stores.inboxes.storageUsed(account)).toBe(13_200);
+
+        // A DELETE's steps: marked (its 3,000 bytes leave), marked again, its messages and the inbox removed: once.
+        const now = Math.floor(Date.now() / 1000);
+        await stores.inboxes.markInboxDeleting(b, now - 1);
+        expect(await stores.inboxes.storageUsed(account)).toBe(10_200);
+        await stores.inboxes.markInboxDeleting(b, now - 1);
+        await stores.inboxes.deleteMessages(b.id, 100);
+        await stores.inboxes.deleteInbox(b);
+        expect(await stores.inboxes.storageUsed(account)).toBe(10_200);
+
+        // An expired inbox removed by the sweep (never marked): its bytes leave with it.
+        await stores.inboxes.deleteInbox(c);
+        expect(await stores.inboxes.storageUsed(account)).toBe(200);
+        // A removal no store call made (AWS: TTL), never below zero.
+        await stores.inboxes.releaseStorage(account, 150);
+        expect(await stores.inboxes.storageUsed(account)).toBe(50);
+        await stores.inboxes.releaseStorage(account, 500);
+        expect(await stores.inboxes.storageUsed(account)).toBe(0);
+        // Room again: a message that did not fit before fits now.
+        expect(await stores.inboxes.putMessage(message(a, 9, { stored_bytes: 900 }), a, DAY, 1_000, 1_000)).toBe('stored');
+      });
+
       it('pages newest first across pages, every message exactly once, and summaries only', async () => {
         const inbox = inboxRecord();
         await stores.inboxes.createInbox(inbox);

@@ -169,9 +169,9 @@ const GRANTS: Record<string, string[]> = {
     'sqs:GetQueueAttributes ingest dead letters', 'sqs:GetQueueUrl ingest dead letters', 'sqs:SendMessage ingest dead letters',
   ],
   RuleSetActivationHandler: ['ses:DescribeActiveReceiptRuleSet *', 'ses:SetActiveReceiptRuleSet *'],
-  // A removed inbox's objects: list + delete under inboxes/.
+  // A removed inbox's objects: list + delete under inboxes/; an expired one's stored bytes off its account (an update).
   CleanupInboxObjects: [
-    ...STREAM, 's3:DeleteObject bucket inboxes/*', LIST_INBOXES,
+    ...STREAM, 'dynamodb:UpdateItem table', 's3:DeleteObject bucket inboxes/*', LIST_INBOXES,
     'sqs:GetQueueAttributes cleanup dead letters', 'sqs:GetQueueUrl cleanup dead letters', 'sqs:SendMessage cleanup dead letters',
   ],
   // The inbox of a stream message (for its account), the account's webhooks; deliveries queued.

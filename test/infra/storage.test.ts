@@ -78,7 +78,7 @@ it('feeds the cleanup function every REMOVE of an inbox item from the stream, no
   });
 });
 
-it('lets the cleanup function list and delete objects under inboxes/ only, read its stream and send its dead letters: nothing else', () => {
+it('lets the cleanup function list and delete objects under inboxes/ only, update the table (storage usage), read its stream and send its dead letters: nothing else', () => {
   const role = (template.findResources('AWS::Lambda::Function') as Record<string, Resource>)[cleanup()].Properties.Role['Fn::GetAtt'][0];
   const statements = Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>)
     .filter((p) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === role))
@@ -87,6 +87,7 @@ it('lets the cleanup function list and delete objects under inboxes/ only, read 
   expect(actions).toEqual(
     [
       's3:DeleteObject', 's3:ListBucket',
+      'dynamodb:UpdateItem', // an expired inbox's stored bytes off its account
       'dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams', // the stream
       'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage', // failed batches to its dead letters
     ].sort(),

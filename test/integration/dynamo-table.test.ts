@@ -149,6 +149,31 @@ describe("an inbox item's REMOVE on the stream", () => {
     // A record delivered again finds nothing left, and succeeds.
     expect(await cleanupHandler({ Records: [removal(keys.inbox(gone.id), item, 3)] })).toEqual({ batchItemFailures: [] });
   });
+
+  it("gives an inbox's stored bytes back to its account's storage quota when TTL removed it, and only then", async () => {
+    installContext(ctx);
+    const account_id = `acct_ttl${Date.now()}`;
+    const [expired, deleted, kept] = [inboxRecord({ account_id }), inboxRecord({ account_id }), inboxRecord({ account_id })];
+    for (const [i, inbox] of [expired, deleted, kept].entries()) {
+      await ctx.stores.inboxes.createInbox(inbox);
+      expect(await ctx.stores.inboxes.putMessage(message(inbox, i, { stored_bytes: 1_000 * (i + 1) }), inbox, utcDay(), 100, 1_000_000)).toBe('stored');
+    }
+    expect(await ctx.stores.inboxes.storageUsed(account_id)).toBe(6_000);
+    // A DELETE marked one (its 2,000 bytes left then); TTL removes both items later.
+    await ctx.stores.inboxes.markInboxDeleting(deleted, Math.floor(Date.now() / 1000) - 1);
+    expect(await ctx.stores.inboxes.storageUsed(account_id)).toBe(4_000);
+    const images = [];
+    for (const inbox of [expired, deleted]) {
+      images.push((await doc.send(new GetCommand({ TableName: LOCAL_TABLE, Key: keys.inbox(inbox.id) }))).Item!);
+      await doc.send(new DeleteCommand({ TableName: LOCAL_TABLE, Key: keys.inbox(inbox.id) }));
+    }
+    // The same removal by a DELETE (not TTL): nothing given back by the stream, the store did it.
+    const byUser = { ...removal(keys.inbox(expired.id), images[0], 4), userIdentity: undefined } as DynamoDBRecord;
+    expect(await cleanupHandler({ Records: [byUser] })).toEqual({ batchItemFailures: [] });
+    expect(await ctx.stores.inboxes.storageUsed(account_id)).toBe(4_000);
+    expect(await cleanupHandler({ Records: [removal(keys.inbox(expired.id), images[0], 5), removal(keys.inbox(deleted.id), images[1], 6)] })).toEqual({ batchItemFailures: [] });
+    expect(await ctx.stores.inboxes.storageUsed(account_id)).toBe(3_000);
+  });
 });
 
 describe('the account index', () => {

@@ -280,6 +280,21 @@ describe('with DynamoDB down', () => {
   }, 60_000);
 });
 
+describe('below the free-space headroom', () => {
+  let own: StackHandle;
+  // More free space asked for than any disk has: every write but a delete is refused.
+  beforeAll(async () => {
+    own = await startStack({ env: { TEMPMAIL_MIN_FREE_MB: String(2 ** 40) } });
+  }, 90_000);
+  afterAll(() => own?.stop());
+
+  it('answers 507 as declared', async () => {
+    const writes = operations.filter((x) => declares(x, 507));
+    expect(writes.map((o) => o.method).sort()).toEqual(['POST', 'POST', 'POST']);
+    for (const o of writes) await call(o, 507, { baseUrl: own.apiUrl, key: own.keys.enterprise, body: '{}' });
+  }, 60_000);
+});
+
 it('has exercised every declared status of every operation that the local stack can produce', () => {
   // Every declared (operation, status) was seen live, except what only a fault inside the service produces.
   const declared = operations.flatMap((o) => Object.keys(o.spec.responses).filter((s) => !NOT_PRODUCIBLE_LOCALLY.has(s)).map((s) => `${o.id} ${s}`));

@@ -1,0 +1,119 @@
+/**
+ * Free-space headroom of the data folder's filesystem (the local form only: on AWS, S3 and DynamoDB do not fill up).
+ *
+ * A full disk used to wedge the stack: mail got a 250 it could not be stored for (it sat in a retry loop, invisible),
+ * and DELETE answered 503 for good, also after a restart, because SQLite needs room in its write-ahead log to delete.
+ * So, below TEMPMAIL_MIN_FREE_MB of free space new mail is refused (SMTP 452 4.3.1, before the 250) and so are API
+ * writes other than deletes (507): the space left is kept for what was promised already (ingest of mail that got
+ * its 250, which needs a few times the mail's size while it runs) and for deletes, which free space.
+ *
+ * Deletes must work even when something else filled the disk to the last byte: a reserve file of RESERVE_BYTES in
+ * the data folder is given up as soon as the filesystem is found nearly full (checked at start, before every DELETE
+ * and every second), which leaves SQLite the room a delete needs; it is made again once there is room.
+ *
+ * Free space counts what the filesystem has for this user, plus what the store will reuse before it grows (SQLite's
+ * free pages: deleted mail does not shrink its file).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** The reserve kept for deletes on a full filesystem. */
+export const RESERVE_BYTES = 4 * 1024 * 1024;
+export const RESERVE_FILE = 'free-space.reserve';
+/**
+ * What accepting a mail of n bytes may take before its ingest ends: the inbound copy, the inbox's raw copy, the
+ * attachments or body object, and the log pages of writing them.
+ */
+export const INGEST_SPACE_FACTOR = 4;
+const CHECK_INTERVAL_MS = 1_000;
+
+export class FreeSpace {
+  private readonly reserveFile: string;
+  /** Bytes promised to mail accepted and not yet stored. */
+  private promised = 0;
+  private timer?: NodeJS.Timeout;
+  /** The filesystem was found full (under RESERVE_BYTES): no writes but deletes until it has twice that again. */
+  private full = false;
+
+  constructor(
+    private readonly dataDir: string,
+    readonly minFreeBytes: number,
+    /** Space the store reuses before it grows (the embedded store's free pages). */
+    private readonly reclaimable: () => number = () => 0,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {
+    this.reserveFile = path.join(dataDir, RESERVE_FILE);
+  }
+
+  /** Bytes the filesystem has for us now (the reserve not counted). */
+  private filesystemFree(): number {
+    const stats = fs.statfsSync(this.dataDir);
+    return stats.bavail * stats.bsize;
+  }
+
+  /** Free space as the headroom counts it: the filesystem's, what the store reuses, less what accepted mail may take. */
+  available(): number {
+    return this.filesystemFree() + this.reclaimable() - this.promised;
+  }
+
+  /** Whether `bytes` more leave the headroom intact. */
+  roomFor(bytes = 0): boolean {
+    return !this.full && this.available() - bytes >= this.minFreeBytes;
+  }
+
+  /**
+   * Holds `bytes` for a mail accepted until its ingest ends, or null when that would go below the headroom: mail
+   * then gets 452, never a 250 that cannot be stored.
+   */
+  claim(bytes: number): { release(): void } | null {
+    if (!this.roomFor(bytes)) return null;
+    this.promised += bytes;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.promised -= bytes;
+      },
+    };
+  }
+
+  /**
+   * Gives the reserve up when the filesystem is nearly full, makes it again when there is room. Runs at start (before
+   * the store opens), before each DELETE and every second.
+   */
+  keepReserve(): void {
+    const free = this.filesystemFree();
+    const held = fs.existsSync(this.reserveFile);
+    if (free < RESERVE_BYTES) {
+      this.full = true;
+      if (!held) return;
+      fs.rmSync(this.reserveFile, { force: true });
+      this.log(`[space] the filesystem of ${this.dataDir} is full: reserve released so that deletes can run`);
+      return;
+    }
+    if (free >= 2 * RESERVE_BYTES) this.full = false;
+    if (!held && free >= this.minFreeBytes + 2 * RESERVE_BYTES) {
+      try {
+        fs.writeFileSync(this.reserveFile, Buffer.alloc(RESERVE_BYTES), { mode: 0o600 });
+      } catch (error) {
+        // Filled meanwhile: made again at a later check.
+        fs.rmSync(this.reserveFile, { force: true });
+        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+      }
+    }
+  }
+
+  start(): () => void {
+    this.keepReserve();
+    this.timer = setInterval(() => {
+      try {
+        this.keepReserve();
+      } catch (error) {
+        this.log(`[space] ${(error as Error).message}`);
+      }
+    }, CHECK_INTERVAL_MS);
+    this.timer.unref();
+    return () => clearInterval(this.timer);
+  }
+}
