@@ -104,6 +104,19 @@ export class FreeSpace {
     }
   }
 
+  /**
+   * The API gateway's check before a request: a delete frees space, so it always runs (on a full disk with the reserve
+   * given up); other writes keep the headroom. The 507 message when refused.
+   */
+  refusesWrite(method: string): string | undefined {
+    if (method === 'DELETE') this.keepReserve();
+    else if (method !== 'GET' && method !== 'HEAD' && !this.roomFor()) {
+      const mb = Math.round(this.minFreeBytes / 2 ** 20);
+      return `insufficient storage: the server keeps ${mb} MB free for mail already accepted and for deletes; delete inboxes or messages, or retry later`;
+    }
+    return undefined;
+  }
+
   start(): () => void {
     this.keepReserve();
     this.timer = setInterval(() => {

@@ -26,6 +26,7 @@ import type { AppContext } from '../lambdas/usecases/context';
 import { openDownload } from '../lambdas/usecases/messages';
 import { lambdaContext, loadHandler } from './handlers';
 import { TokenBuckets } from './rate-limiter';
+import { headersOf, queryOf } from './gateway-request';
 import type { FreeSpace } from './free-space';
 
 export interface GatewayOptions {
@@ -139,30 +140,6 @@ function readBody(req: http.IncomingMessage, budget: BodyBudget): Promise<BodyRe
       reject(error);
     });
   });
-}
-
-function headersOf(req: http.IncomingMessage) {
-  // Null-prototype maps: a header or parameter named __proto__ is data, not a prototype.
-  const headers: Record<string, string> = Object.create(null);
-  const multi: Record<string, string[]> = Object.create(null);
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i];
-    const value = req.rawHeaders[i + 1];
-    headers[name] = value;
-    (multi[name] ??= []).push(value);
-  }
-  return { headers, multi };
-}
-
-function queryOf(url: URL) {
-  if ([...url.searchParams.keys()].length === 0) return { single: null, multi: null };
-  const single: Record<string, string> = Object.create(null);
-  const multi: Record<string, string[]> = Object.create(null);
-  for (const [name, value] of url.searchParams) {
-    single[name] = value; // API Gateway keeps the last value
-    (multi[name] ??= []).push(value);
-  }
-  return { single, multi };
 }
 
 /** An error-format answer written straight to the socket (requests that never reach the request handler), then closed. */
@@ -287,13 +264,8 @@ export class LocalGateway {
       if ('reply' in outcome) return outcome.reply;
       authorizer = outcome.context;
     }
-    const { space } = this.options;
-    // A delete frees space, so it always runs (on a full disk with the reserve given up); other writes keep the headroom.
-    if (space && method === 'DELETE') space.keepReserve();
-    else if (space && method !== 'GET' && method !== 'HEAD' && !space.roomFor()) {
-      const mb = Math.round(space.minFreeBytes / 2 ** 20);
-      return jsonReply(507, errorBody(507, `insufficient storage: the server keeps ${mb} MB free for mail already accepted and for deletes; delete inboxes or messages, or retry later`), requestId);
-    }
+    const noSpace = this.options.space?.refusesWrite(method);
+    if (noSpace) return jsonReply(507, errorBody(507, noSpace), requestId);
     const read = await readBody(req, this.bodies);
     if (read === 'too-large') return gatewayError('REQUEST_TOO_LARGE', requestId, {}, `request body exceeds ${MAX_BODY_BYTES} bytes`);
     if (read === 'over-budget') {

@@ -1,21 +1,13 @@
 /** InboxStore on one DynamoDB table with generic keys (DESIGN §4). */
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-  BatchWriteCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { InboxPosition } from '../core/cursor';
 import { removalEpoch } from '../core/inbox';
 import { MAX_FILTER_SCAN_ITEMS } from '../core/limits';
-import type { ApiKeyRecord, InboxListing, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
+import type { InboxListing, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
 import type { InboxStore, KeyStore, MessagePage, Page } from '../core/ports';
 import { matches, searchFields, type MessageFilter } from '../core/search';
 import { cancellationCodes, isConditionFailure, readPages, strip, transactWrite, type TableWrite } from './dynamo-items';
-import { guard } from './guard';
+import { DynamoAccountStore } from './dynamo-account-store';
 import { ACCOUNT_INDEX, EXPIRY_ATTRIBUTE, expiryOf, inboxFromItem, keys, TTL_ATTRIBUTE } from '../layout/table-layout';
 
 /** The key condition of a Query over an inbox's messages (its partition's `MSG#` items, in id order). */
@@ -59,16 +51,7 @@ export const READ_ROUNDS = 4;
 export const PUT_ATTEMPTS = 20;
 const CONFLICT_BACKOFF_MS = { base: 25, cap: 5_000 };
 
-export class DynamoInboxStore implements InboxStore, KeyStore {
-  constructor(
-    private readonly db: DynamoDBDocumentClient,
-    private readonly table: string,
-  ) {}
-
-  private call<T>(fn: () => Promise<T>): Promise<T> {
-    return guard('DynamoDB', fn);
-  }
-
+export class DynamoInboxStore extends DynamoAccountStore implements InboxStore, KeyStore {
   async createInbox(inbox: InboxRecord): Promise<boolean> {
     try {
       await transactWrite(this.db, this.table, [
@@ -442,37 +425,6 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
     }
   }
 
-  async storageUsed(accountId: string): Promise<number> {
-    const out = await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.storage(accountId), ConsistentRead: true })));
-    return Math.max(0, Number(out.Item?.bytes ?? 0));
-  }
-
-  async releaseStorage(accountId: string, bytes: number): Promise<void> {
-    if (bytes <= 0) return;
-    const update = (expression: string, condition: string, values: Record<string, number>) =>
-      this.call(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: keys.storage(accountId),
-            UpdateExpression: expression,
-            ConditionExpression: condition,
-            ExpressionAttributeNames: { '#bytes': 'bytes' },
-            ExpressionAttributeValues: values,
-          }),
-        ),
-      );
-    try {
-      await update('SET #bytes = #bytes - :freed', '#bytes >= :freed', { ':freed': bytes });
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      // Less than that left (usage from before the quota was counted): none.
-      await update('SET #bytes = :zero', 'attribute_exists(#bytes)', { ':zero': 0 }).catch((e) => {
-        if (!isConditionFailure(e)) throw e;
-      });
-    }
-  }
-
   async usage(accountId: string, day: string): Promise<number> {
     const out = await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.usage(accountId, day) })));
     return (out.Item?.emails as number | undefined) ?? 0;
@@ -482,48 +434,5 @@ export class DynamoInboxStore implements InboxStore, KeyStore {
     return (await this.scanAll(`sk = :inbox AND ${expiryIs('<=', ':epoch')}`, { ':inbox': 'INBOX', ':epoch': epoch })).map((item) => inboxFromItem(item)!);
   }
 
-  /** Every item of the table that passes `filter`, page after page (the sweep and the key list: rare, small). */
-  private async scanAll(filter: string, values: Record<string, unknown>): Promise<Record<string, unknown>[]> {
-    const found: Record<string, unknown>[] = [];
-    for await (const page of readPages(this.db, { scan: { TableName: this.table, FilterExpression: filter, ExpressionAttributeValues: values } })) found.push(...page.items);
-    return found;
-  }
 
-  // --- API keys -------------------------------------------------------------------------------------------
-
-  async putKey(key: ApiKeyRecord): Promise<void> {
-    await this.call(() =>
-      this.db.send(new PutCommand({ TableName: this.table, Item: { ...keys.apiKey(key.key_hash), ...key }, ConditionExpression: 'attribute_not_exists(pk)' })),
-    );
-  }
-
-  async getKey(keyHash: string): Promise<ApiKeyRecord | null> {
-    const out = await this.call(() => this.db.send(new GetCommand({ TableName: this.table, Key: keys.apiKey(keyHash) })));
-    return strip<ApiKeyRecord>(out.Item);
-  }
-
-  async listKeys(): Promise<ApiKeyRecord[]> {
-    return (await this.scanAll('sk = :key', { ':key': 'KEY' })).map((item) => strip<ApiKeyRecord>(item)!).sort((a, b) => a.created_at.localeCompare(b.created_at));
-  }
-
-  async revokeKey(keyHash: string, atIso: string): Promise<ApiKeyRecord | null> {
-    try {
-      const out = await this.call(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: keys.apiKey(keyHash),
-            UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :at)',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':at': atIso },
-            ReturnValues: 'ALL_NEW',
-          }),
-        ),
-      );
-      return strip<ApiKeyRecord>(out.Attributes);
-    } catch (error) {
-      if (isConditionFailure(error)) return null;
-      throw error;
-    }
-  }
 }

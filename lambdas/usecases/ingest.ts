@@ -12,6 +12,7 @@ import { ApiError, isTransient } from '../core/errors';
 import { extractCodes, extractLinks } from '../core/extract';
 import { messageIdFrom } from '../core/ids';
 import { isExpired, receivedBeforeInbox, utcDay } from '../core/inbox';
+import { QuotaReservations } from './quota-reservations';
 import { MESSAGE_CAPS, storedBytesBound } from '../core/limits';
 import { boundedFileName, boundedHeaders, boundedLinks, messageItem, summaryFields } from '../core/message';
 import type { AttachmentRecord, AuthVerdicts, Caller, InboxRoute, MessageRecord } from '../core/model';
@@ -64,52 +65,8 @@ export type Admission = 'ok' | 'not-our-domain' | 'unknown-inbox' | 'expired-inb
 const storageUnit = (accountId: string) => `bytes:${accountId}`;
 const STORAGE_SPAN = 'all';
 
-/**
- * Mail that got (or is about to get) a 250 and is not stored yet, counted per account and UTC day, so that the daily
- * limit holds before the 250 and not only where the message is stored: the SMTP stand-in answers 452 to the mail
- * that would go past it, however many sessions race. Check and reserve run under one lock per account, and a
- * reservation is released once ingest has stored the mail (when the store's own count has taken it over).
- */
-export class QuotaReservations {
-  private readonly held = new Map<string, number>();
-  private readonly locks = new Map<string, Promise<void>>();
-
-  count(accountId: string, day: string): number {
-    return this.held.get(`${accountId}|${day}`) ?? 0;
-  }
-
-  /** Runs `work` with the account's lock held. */
-  async locked<T>(accountId: string, work: () => Promise<T>): Promise<T> {
-    const before = this.locks.get(accountId) ?? Promise.resolve();
-    let unlock!: () => void;
-    const mine = new Promise<void>((resolve) => (unlock = resolve));
-    const chained = before.then(() => mine);
-    this.locks.set(accountId, chained);
-    await before;
-    try {
-      return await work();
-    } finally {
-      unlock();
-      if (this.locks.get(accountId) === chained) this.locks.delete(accountId);
-    }
-  }
-
-  add(units: Map<string, number>, day: string): { release(): void } {
-    for (const [account, n] of units) this.held.set(`${account}|${day}`, this.count(account, day) + n);
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        for (const [account, n] of units) {
-          const left = this.count(account, day) - n;
-          if (left > 0) this.held.set(`${account}|${day}`, left);
-          else this.held.delete(`${account}|${day}`);
-        }
-      },
-    };
-  }
-}
+/** Held between the SMTP stand-in's 250 and the message's store (their own file; callers import them from here). */
+export { QuotaReservations };
 
 async function liveInboxesByAccount(ctx: AppContext, recipients: string[]): Promise<Map<string, InboxRoute[]>> {
   const routes = await Promise.all([...inboxAddresses(recipients, ctx.settings.domains).keys()].map((address) => liveInbox(ctx, address)));
