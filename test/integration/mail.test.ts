@@ -76,6 +76,7 @@ describe('a multipart mail with two attachments', () => {
       from: 'ada@example.com',
       from_name: 'Ada Lovelace',
       to: inbox.email,
+      envelope: { from: 'ada@example.com', to: inbox.email },
       subject: 'Quarterly report',
       text: 'Hello,\nthe report is attached.\n',
       html: '<p>Hello,</p><p>the report is <b>attached</b>. <img src="cid:logo@x"></p>',
