@@ -57,7 +57,7 @@ const COMMANDS: CommandSpec[] = [
   { name: 'serve', summary: 'run the local stack in the foreground, as npm start does: API, SMTP and viewer until Ctrl-C', options: [], environment: ['serve', 'local'] },
   { name: 'keys create', summary: 'make an API key (a new account) and print it; only its SHA-256 is stored', options: ['plan', 'json', 'stack', 'region'], environment: ['local', 'aws'] },
   { name: 'keys list', summary: 'list keys by hint and hash (never the keys)', options: ['json', 'stack', 'region'], environment: ['local', 'aws'] },
-  { name: 'keys revoke', argument: '<key or key hash>', summary: 'revoke a key; it stops working at once', options: ['stack', 'region'], environment: ['local', 'aws'] },
+  { name: 'keys revoke', argument: '<key or key hash>', summary: 'revoke a key; it stops working within 60 s (the gateway caches a key\'s answer that long)', options: ['stack', 'region'], environment: ['local', 'aws'] },
   { name: 'replay', summary: "re-drive a deployed stack's ingest dead-letter queue (--stack required)", options: ['stack', 'region'], environment: ['aws'] },
   { name: 'help', argument: '[command]', summary: 'show the usage, or one command\'s options and environment', options: [], environment: [] },
 ];
