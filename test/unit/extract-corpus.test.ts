@@ -31,8 +31,8 @@ it('never returns years, prices or parts of addresses and URLs as codes', () => 
 });
 
 /**
- * Mail text is written by strangers, and extraction runs on the thread that serves SMTP and the API. Four times the
- * input must cost about four times the time, not sixteen: a growth check, not a speed measurement, so that a slow
+ * Mail text is written by strangers, and extraction runs on the thread that serves SMTP and the API. Sixteen times the
+ * input must cost about sixteen times the time, not 256: a growth check, not a speed measurement, so that a slow
  * machine does not fail it and a quadratic pattern (found: 40 KB of capitals took 2 s) does.
  */
 describe.each([
@@ -47,7 +47,7 @@ describe.each([
       extractCodes(input, input);
       extractLinks(input, input);
     };
-    expectLinearGrowth(work, make(40_000), make(160_000));
+    expectLinearGrowth(work, make(10_000), make(160_000));
   });
 });
 
