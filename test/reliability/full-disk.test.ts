@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expectError, http } from '../support/http';
-import { eventually, smtpSession } from '../support/mail';
+import { eventually, sendSized } from '../support/mail';
 import { startStack, type StackHandle } from '../support/stack';
 
 const DISK_MB = 24;
@@ -45,20 +45,8 @@ afterAll(async () => {
   fs.rmSync(mountPoint, { recursive: true, force: true });
 });
 
-/** One mail over a hand-driven session; the reply to the RCPT when it is refused, else the reply to the DATA. */
-async function send(to: string, bytes: number): Promise<string> {
-  const session = await smtpSession(stack.smtpPort);
-  try {
-    await session.say('EHLO filler.example');
-    await session.say('MAIL FROM:<filler@example.com>');
-    const rcpt = await session.say(`RCPT TO:<${to}>`);
-    if (!rcpt.startsWith('250')) return rcpt;
-    await session.say('DATA');
-    return await session.streamData(bytes);
-  } finally {
-    session.close();
-  }
-}
+/** One mail of `bytes` (support/mail.ts sendSized): the reply to a refused RCPT, else to the DATA. */
+const send = (to: string, bytes: number) => sendSized(stack.smtpPort, to, bytes);
 
 const messageCount = async (api: ReturnType<typeof http>, inboxId: string) => (await api('GET', `/v1/inboxes/${inboxId}`)).body.message_count as number;
 

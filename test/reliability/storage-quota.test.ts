@@ -5,7 +5,7 @@
  */
 import { storedBytesBound } from '../../lambdas/core/limits';
 import { http } from '../support/http';
-import { eventually, smtpSession } from '../support/mail';
+import { eventually, sendSized } from '../support/mail';
 import { startStack, type StackHandle } from '../support/stack';
 
 const QUOTA = 400_000;
@@ -15,20 +15,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => stack?.stop());
 
-/** The reply to RCPT when it is refused, else to the DATA of `bytes` of message. */
-async function send(to: string, bytes: number): Promise<string> {
-  const session = await smtpSession(stack.smtpPort);
-  try {
-    await session.say('EHLO quota.example');
-    await session.say('MAIL FROM:<sender@example.com>');
-    const rcpt = await session.say(`RCPT TO:<${to}>`);
-    if (!rcpt.startsWith('250')) return rcpt;
-    await session.say('DATA');
-    return await session.streamData(bytes);
-  } finally {
-    session.close();
-  }
-}
+/** One mail of `bytes` (support/mail.ts sendSized): the reply to a refused RCPT, else to the DATA. */
+const send = (to: string, bytes: number) => sendSized(stack.smtpPort, to, bytes);
 
 it('refuses mail past the account’s storage quota with 452, one mail over the whole quota with 552, and frees room on delete', async () => {
   const api = http(stack.apiUrl, stack.keys.dev);

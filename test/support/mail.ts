@@ -76,6 +76,24 @@ export async function smtpSession(smtpPort: number, localAddress = '127.0.0.1') 
   };
 }
 
+/**
+ * One mail of `bytes` of message data over a hand-driven session: the reply to the RCPT when it is refused, else the
+ * reply to the whole DATA (what a sender is told about a mail of that size: 250, 452, 552, …).
+ */
+export async function sendSized(smtpPort: number, to: string, bytes: number): Promise<string> {
+  const session = await smtpSession(smtpPort);
+  try {
+    await session.say('EHLO sender.example');
+    await session.say('MAIL FROM:<sender@example.com>');
+    const rcpt = await session.say(`RCPT TO:<${to}>`);
+    if (!rcpt.startsWith('250')) return rcpt;
+    await session.say('DATA');
+    return await session.streamData(bytes);
+  } finally {
+    session.close();
+  }
+}
+
 /** Polls until `check` returns a value, or fails after `timeoutMs`. */
 export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
