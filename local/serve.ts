@@ -27,8 +27,10 @@ async function run(): Promise<void> {
     console.log(`  dev key   ${stack.devKey}   (${stack.devKeyMade ? 'made now; ' : ''}scripts: KEY=$(cat ${file.startsWith('..') ? devKeyFile(config.dataDir) : file}))`);
     console.log(`            the local account: ${rate}, ${plan.emails_per_day} mails/day; keys made with \`npx tempmail keys create --plan dev\` are accounts of their own${config.rateLimits === 'none' ? '' : ` with their plan's rate limits (dev: ${limited})`}`);
   }
+  // Before READY: a request that loads a handler module while esbuild's child is being ended fails with esbuild's
+  // "The service is no longer running" (a 500 from the authorizer, seen in CI). After stop(), a later load starts anew.
+  await stopEsbuildService().catch((error: Error) => console.log(`[local] esbuild's service not stopped: ${error.message}`));
   console.log('READY');
-  void stopEsbuildService().catch((error: Error) => console.log(`[local] esbuild's service not stopped: ${error.message}`));
   stopOnSignals(stack, 'local');
 }
 
