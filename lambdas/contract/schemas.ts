@@ -8,6 +8,7 @@ import en from 'zod/v4/locales/en.js';
 import { USERNAME_PATTERN, USERNAME_RULE } from '../core/address';
 import { SUBJECT_CUT_MARK } from '../core/message';
 import { MESSAGE_ID } from '../core/ids';
+import type { MessageSummaryField } from '../core/model';
 import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS } from '../core/inbox';
 import { VERDICTS } from '../core/model';
 import { maxTtlByPlan } from '../core/plans';
@@ -126,17 +127,17 @@ export const InboxList = named(
   "the caller's inboxes, newest first",
 );
 
-export const MessageSummary = named(
-  z.object({
-    id: z.string(),
-    from: z.string(),
-    from_name: z.nullable(z.string()),
-    subject: described(z.string(), `cut to ${MESSAGE_CAPS.summarySubjectChars} characters in lists, the last of them ${SUBJECT_CUT_MARK} (the message has it whole)`),
-    received_at: timestamp,
-    size: described(count(), 'bytes of the raw MIME message'),
-  }),
-  'MessageSummary',
-);
+/** A schema for each of the summary's fields: exactly MESSAGE_SUMMARY_FIELDS (core/model.ts), no more, no fewer. */
+const summaryShape = {
+  id: z.string(),
+  from: z.string(),
+  from_name: z.nullable(z.string()),
+  subject: described(z.string(), `cut to ${MESSAGE_CAPS.summarySubjectChars} characters in lists, the last of them ${SUBJECT_CUT_MARK} (the message has it whole)`),
+  received_at: timestamp,
+  size: described(count(), 'bytes of the raw MIME message'),
+} satisfies Record<MessageSummaryField, z.ZodMiniType>;
+
+export const MessageSummary = named(z.object(summaryShape), 'MessageSummary');
 
 export const MessageList = named(
   z.object({
@@ -172,9 +173,8 @@ const cut = (what: string) => `${what}; the raw message (GET …/raw) always has
 
 export const Message = named(
   z.object({
-    id: z.string(),
-    from: z.string(),
-    from_name: z.nullable(z.string()),
+    ...summaryShape,
+    subject: described(z.string(), 'whole (lists cut it)'),
     to: z.string(),
     envelope: described(
       z.nullable(z.object({ from: described(z.string(), 'MAIL FROM (empty for a bounce)'), to: described(z.string(), 'the RCPT TO this inbox received the mail for, as sent: its +tag and case kept') })),
@@ -182,12 +182,9 @@ export const Message = named(
     ),
     cc: described(z.array(z.string()), cut(`Cc addresses, at most ${MESSAGE_CAPS.addresses}`)),
     reply_to: described(z.array(z.string()), cut(`Reply-To addresses, at most ${MESSAGE_CAPS.addresses}`)),
-    subject: z.string(),
     text: described(z.string(), 'the text/plain part, or text derived from the HTML when the mail has none'),
     html: z.string(),
     body_truncated: described(z.boolean(), `text or html was cut to ${MESSAGE_RESPONSE_SHARES.body.toLocaleString('en')} bytes each as Lambda counts its response (JSON escaped twice; Lambda answers at most 6 MB); the raw download has everything`),
-    received_at: timestamp,
-    size: count(),
     message_id: described(z.nullable(z.string()), 'the Message-ID header'),
     in_reply_to: described(z.nullable(z.string()), 'the In-Reply-To header'),
     attachments: described(z.array(Attachment), cut(`in MIME order, at most ${MESSAGE_CAPS.attachments}`)),

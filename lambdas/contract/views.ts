@@ -1,5 +1,6 @@
 /** Response shapes, field for field as the specification names them. */
 import { isExpired } from '../core/inbox';
+import { summaryOf } from '../core/model';
 import type { AttachmentRecord, InboxListing, InboxRecord, MessageDetail, MessageRecord, MessageSummary } from '../core/model';
 import { MESSAGE_RESPONSE_SHARES as SHARES } from '../core/limits';
 
@@ -21,13 +22,10 @@ export const inboxView = (inbox: InboxListing, nowMs: number) => ({
   status: isExpired(inbox.expires_at_epoch, nowMs) ? ('expired' as const) : ('active' as const),
 });
 
+/** A message in a list: its MESSAGE_SUMMARY_FIELDS (core/model.ts), null for what a record from before lacks. */
 export const summaryView = (m: MessageSummary) => ({
-  id: m.id,
-  from: m.from,
+  ...summaryOf(m),
   from_name: m.from_name ?? null,
-  subject: m.subject,
-  received_at: m.received_at,
-  size: m.size,
 });
 
 /** `downloadUrl` null: not served (core/downloads.ts downloadRefusal). */
@@ -82,8 +80,9 @@ function listWithin<T>(items: T[], budget: number): T[] {
 }
 
 /**
- * A message in full: its summary fields whole, its detail (see core/message.ts), a download link per attachment;
- * each part cut to its share of Lambda's 6 MB response (MESSAGE_RESPONSE_SHARES), so that every message can be read.
+ * A message in full: its summary fields (whole where the summary's are cut), its detail (see core/message.ts), a
+ * download link per attachment; each part cut to its share of Lambda's 6 MB response (MESSAGE_RESPONSE_SHARES), so
+ * that every message can be read.
  */
 export const messageView = (m: MessageRecord, detail: MessageDetail, downloadUrls: (string | null)[]) => {
   const text = within(detail.text, SHARES.body);
@@ -97,8 +96,7 @@ export const messageView = (m: MessageRecord, detail: MessageDetail, downloadUrl
   const fromName = detail.full_from_name ?? m.from_name ?? null;
   const orNull = (value: string | null, budget: number = SHARES.other) => (value === null ? null : within(value, budget));
   return {
-    id: m.id,
-    from: m.from,
+    ...summaryView(m),
     from_name: orNull(fromName, SHARES.fromName),
     to: m.to,
     envelope: m.envelope ?? null,
@@ -108,8 +106,6 @@ export const messageView = (m: MessageRecord, detail: MessageDetail, downloadUrl
     text,
     html,
     body_truncated: text.length < detail.text.length || html.length < detail.html.length,
-    received_at: m.received_at,
-    size: m.size,
     message_id: orNull(detail.message_id),
     in_reply_to: orNull(detail.in_reply_to),
     attachments,

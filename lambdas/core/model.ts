@@ -65,13 +65,26 @@ export interface AttachmentRecord {
   key: string;
 }
 
-export interface MessageSummary {
-  id: string;
-  from: string;
-  from_name: string | null;
-  subject: string;
-  received_at: string;
-  size: number;
+/**
+ * The fields a message list shows of each message (GET …/messages, the viewer's list): the one list. The stores keep
+ * these per message for lists (DynamoDB projects them), the contract's MessageSummary schema is keyed by it and its
+ * view picks them (lambdas/contract/), and the client's MessageSummary type has exactly these keys
+ * (test/unit/client-types.test.ts fails `npm run typecheck` otherwise); the MCP server's list output follows the client.
+ */
+export const MESSAGE_SUMMARY_FIELDS = ['id', 'from', 'from_name', 'subject', 'received_at', 'size'] as const;
+export type MessageSummaryField = (typeof MESSAGE_SUMMARY_FIELDS)[number];
+
+/** A message as lists show it: MESSAGE_SUMMARY_FIELDS of its record (capped: core/message.ts summaryFields). */
+export type MessageSummary = Pick<MessageRecord, MessageSummaryField>;
+
+/**
+ * A message's summary: its MESSAGE_SUMMARY_FIELDS and nothing else, from a stored record or from a message the API
+ * answered (the viewer's new mail). A field the record lacks (kept only since some version) stays absent.
+ */
+export function summaryOf<T extends Partial<Record<MessageSummaryField, unknown>>>(m: T): Pick<T, MessageSummaryField> {
+  const summary: Partial<Record<MessageSummaryField, unknown>> = {};
+  for (const field of MESSAGE_SUMMARY_FIELDS) if (m[field] !== undefined) summary[field] = m[field];
+  return summary as Pick<T, MessageSummaryField>;
 }
 
 export interface MailHeader {
@@ -111,7 +124,16 @@ export interface MessageDetail {
  * names a JSON object in the bucket holding the detail. Records written before the detail was bounded keep
  * `attachments`, `codes` and `links` inline and only `{text, html}` in the body object; readers merge both.
  */
-export interface MessageRecord extends MessageSummary, Partial<MessageDetail> {
+export interface MessageRecord extends Partial<MessageDetail> {
+  id: string;
+  /** The From address, else MAIL FROM; capped (MESSAGE_CAPS.addressChars). */
+  from: string;
+  from_name: string | null;
+  /** Cut to MESSAGE_CAPS.summarySubjectChars (the detail's full_subject is whole). */
+  subject: string;
+  received_at: string;
+  /** Bytes of the raw mail. */
+  size: number;
   inbox_id: string;
   to: string;
   /**

@@ -3,7 +3,7 @@ import { BatchWriteCommand, DeleteCommand, GetCommand, QueryCommand, UpdateComma
 import type { InboxPosition } from '../core/cursor';
 import { removalEpoch } from '../core/inbox';
 import { MAX_FILTER_SCAN_ITEMS } from '../core/limits';
-import type { InboxListing, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
+import { MESSAGE_SUMMARY_FIELDS, type InboxListing, type InboxRecord, type InboxRoute, type MessageRecord, type MessageSummary } from '../core/model';
 import type { InboxStore, KeyStore, MessagePage, Page } from '../core/ports';
 import { matches, searchFields, type MessageFilter } from '../core/search';
 import { cancellationCodes, isConditionFailure, readPages, strip, transactWrite, type TableWrite } from './dynamo-items';
@@ -16,14 +16,13 @@ const messageRange = (inboxId: string) => ({
   ExpressionAttributeValues: { ':pk': keys.inbox(inboxId).pk, ':msg': 'MSG#' },
 });
 
-const SUMMARY_FIELDS = ['id', 'from', 'from_name', 'subject', 'received_at', 'size'] as const;
 const projection = (fields: readonly string[]) => ({
   ProjectionExpression: fields.map((f) => `#${f}`).join(', '),
   ExpressionAttributeNames: Object.fromEntries(fields.map((f) => [`#${f}`, f])),
 });
-const summaryProjection = projection(SUMMARY_FIELDS);
+const summaryProjection = projection(MESSAGE_SUMMARY_FIELDS);
 /** What a filter tests: the summary and the inline text (bodies stored in the bucket are not searched). */
-const searchProjection = projection([...SUMMARY_FIELDS, 'text']);
+const searchProjection = projection([...MESSAGE_SUMMARY_FIELDS, 'text']);
 
 const nowEpoch = (nowMs = Date.now()) => Math.floor(nowMs / 1000);
 

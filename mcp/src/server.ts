@@ -6,7 +6,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS, TempMailApiError, type TempMailClient, type Message } from 'tempmail-client';
+import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS, TempMailApiError, type TempMailClient, type Message, type MessageSummary } from 'tempmail-client';
 import { Cuts, fenced, OUTPUT_LIMITS, sliceBody, UNTRUSTED_NOTICE } from './fence';
 
 export { UNTRUSTED_NOTICE };
@@ -121,14 +121,23 @@ function messageOutput(m: Message, reading: Reading) {
 
 const sliceShape = z.object({ part: z.enum(['text', 'html']), offset: z.number(), shown_chars: z.number(), total_chars: z.number(), next_offset: z.number().optional() });
 
-const messageShape = {
+/**
+ * A schema for each field of a message summary, keyed and typed by the client's MessageSummary, whose keys are the
+ * server's one summary-field list (test/unit/client-types.test.ts): a field the list gains fails the type check here
+ * until it has its schema, and list_messages and the message outputs show it.
+ */
+const summaryShape = {
   id: z.string(),
   from: z.string(),
   from_name: z.string().nullable(),
-  to: z.string(),
   subject: z.string(),
   received_at: z.string(),
   size: z.number(),
+} satisfies { [K in keyof MessageSummary]-?: z.ZodType<MessageSummary[K]> };
+
+const messageShape = {
+  ...summaryShape,
+  to: z.string(),
   attachments: z.array(z.object({ id: z.string(), filename: z.string().nullable(), content_type: z.string(), size: z.number(), download_url: z.string().nullable() })),
   codes: z.array(z.string()),
   links: z.array(z.string()),
@@ -214,7 +223,7 @@ export function createServer(client: TempMailClient): McpServer {
         `${OUTPUT_LIMITS.listFieldChars} characters (get_message shows more).`,
       inputSchema: z.strictObject({ inbox_id: inboxId, limit: z.number().int().min(1).max(100).optional(), cursor: z.string().optional() }),
       outputSchema: {
-        messages: z.array(z.object({ id: z.string(), from: z.string(), from_name: z.string().nullable(), subject: z.string(), received_at: z.string(), size: z.number() })),
+        messages: z.array(z.object(summaryShape)),
         total: z.number(),
         next_cursor: z.string().optional(),
         untrusted_content_notice: z.string(),

@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import type * as client from '../../client/src';
 import type * as schemas from '../../lambdas/contract/schemas';
+import type * as views from '../../lambdas/contract/views';
 import type * as limits from '../../lambdas/core/limits';
 import type * as inbox from '../../lambdas/core/inbox';
 import type * as model from '../../lambdas/core/model';
@@ -35,6 +36,17 @@ const proofs: Record<string, true> = {
   Verdict: true satisfies Same<client.Verdict, model.Verdict>,
 };
 
+/**
+ * The summary's keys, each side's own list: the client's MessageSummary has exactly the server's one summary-field
+ * list (core/model.ts MESSAGE_SUMMARY_FIELDS), so a field added to one and not the other fails the type check (the
+ * schema proof above compares the client with the zod schema, itself keyed by the same list).
+ */
+const summaryKeyProofs: Record<string, true> = {
+  clientKeys: true satisfies Same<keyof client.MessageSummary, model.MessageSummaryField>,
+  schemaKeys: true satisfies Same<keyof z.infer<typeof schemas.MessageSummary>, model.MessageSummaryField>,
+  view: true satisfies Same<ReturnType<typeof views.summaryView>, z.infer<typeof schemas.MessageSummary>>,
+};
+
 /** The limits the client states, each the server's own value (their types are the literal numbers). */
 const limitProofs: Record<string, true> = {
   MAX_WAIT_SECONDS_PER_REQUEST: true satisfies Same<typeof client.MAX_WAIT_SECONDS_PER_REQUEST, typeof limits.MAX_WAIT_SECONDS>,
@@ -45,6 +57,10 @@ const limitProofs: Record<string, true> = {
 
 it('client types equal the server schemas', () => {
   expect(Object.values(proofs).every(Boolean)).toBe(true);
+});
+
+it("the client's summary keys are the server's one list", () => {
+  expect(Object.values(summaryKeyProofs).every(Boolean)).toBe(true);
 });
 
 it("client limits equal the server's", () => {

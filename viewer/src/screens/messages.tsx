@@ -1,6 +1,7 @@
 /** An inbox's messages: the list, live through the wait endpoint, with search and unread marks. */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { Inbox, MessageSummary } from '../../../client';
+import { summaryOf } from '../../../lambdas/core/model';
 import { matches, messageFilter, searchFields } from '../../../lambdas/core/search';
 import { apiClient, isAbort, TempMailApiError } from '../api';
 import { PAGE } from '../opening';
@@ -64,7 +65,7 @@ export function MessagesScreen({ session, inboxId }: { session: Session; inboxId
           setInbox((i) => (i ? { ...i, message_count: i.message_count + 1 } : i));
           setAnnounce(`New message from ${m.from_name ?? m.from}: ${m.subject}`);
           if (matches(searchFields(m), messageFilter({ q: queryRef.current }))) {
-            const summary: MessageSummary = { id: m.id, from: m.from, from_name: m.from_name, subject: m.subject, received_at: m.received_at, size: m.size };
+            const summary: MessageSummary = summaryOf(m);
             setMessages((shown) => (shown?.some((s) => s.id === m.id) ? shown : [summary, ...(shown ?? [])]));
           }
         } catch (e) {
