@@ -19,6 +19,7 @@ import { simpleParser, type ParsedMail as MailparserResult } from 'mailparser';
 import { MESSAGE_CAPS } from '../core/limits';
 import type { MailParser, ParsedMail, ParseOptions } from '../core/ports';
 import { wellFormed } from '../core/message';
+import { liftParts, restoreParts } from './lift-parts';
 import { charsetOf, decodeHeaderValue, parseAddresses, splitHeaders, type RawHeader } from './mime-headers';
 
 /**
@@ -257,13 +258,33 @@ function minimalForm(raw: Buffer, options: ParseOptions, error: string): ParsedM
   return { ...rest, text, html: '', attachments: [], date: null, parse_error: error, warnings: [error] };
 }
 
+/**
+ * mailparser's reading of the whole mail, parts rewritten when needed, without attachment checksums (nothing uses
+ * them). What the split's result is checked against in test/unit/lift-parts.test.ts.
+ */
+export async function mailparserOf(raw: Buffer): Promise<MailparserResult> {
+  const input = needsRewrite(raw) ? await rewriteParts(raw) : raw;
+  return simpleParser(input, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true, checksumAlgo: false });
+}
+
+/** The MIME structure, large base64 attachments decoded natively (lift-parts.ts) when the split agrees with mailparser's. */
+async function parseStructure(raw: Buffer): Promise<MailparserResult> {
+  const lifted = liftParts(raw);
+  if (lifted) {
+    const parsed = await mailparserOf(lifted.raw);
+    const attachments = restoreParts(parsed.attachments, lifted);
+    if (attachments) return { ...parsed, attachments };
+  }
+  return mailparserOf(raw);
+}
+
 export async function parseMail(raw: Buffer, options: ParseOptions = {}): Promise<ParsedMail> {
   const budget = options.timeoutMs ?? 5_000 + Math.ceil(raw.length / 1_048_576) * 1_000;
   let timer: NodeJS.Timeout | undefined;
   try {
     const facts = headerFacts(raw, options);
     const parsed = await Promise.race([
-      (async () => simpleParser(needsRewrite(raw) ? await rewriteParts(raw) : raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true }))(),
+      parseStructure(raw),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`mailparser took longer than ${budget} ms`)), budget);
       }),
