@@ -13,7 +13,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { errorBody } from '../lambdas/core/errors';
 import { corsHeaders, preflightHeaders } from '../lambdas/contract/cors';
 import { COMPRESSION_MIN_BYTES, GATEWAY_RESPONSES, type GatewayResponseType } from '../lambdas/contract/gateway-responses';
 import { LAMBDA_RESPONSE_LIMIT_BYTES, MAX_BODY_BYTES } from '../lambdas/core/limits';
@@ -21,6 +20,8 @@ import { matchRoute, type Route } from '../lambdas/contract/routes';
 import { ROUTE_FUNCTIONS } from '../lambdas/layout/functions';
 import { isPlanName } from '../lambdas/core/plans';
 import { ApiError } from '../lambdas/core/errors';
+import { errorReply } from '../lambdas/contract/error-reply';
+import { logger } from '../lambdas/app/logger';
 import { DOWNLOAD_PATH } from '../lambdas/core/downloads';
 import type { AppContext } from '../lambdas/usecases/context';
 import { openDownload } from '../lambdas/usecases/messages';
@@ -53,7 +54,7 @@ export type Reply = { status: number; headers: Record<string, string>; body: Buf
 function gatewayError(type: GatewayResponseType, requestId: string, extra: Record<string, string> = {}, message?: string, sentStatus?: number): Reply {
   const { status, message: fixed, keepStatus } = GATEWAY_RESPONSES[type];
   // The catch-alls keep the status API Gateway chose; their body is the fixed template.
-  return jsonReply(keepStatus && sentStatus ? sentStatus : status, errorBody(status, message ?? fixed), requestId, extra);
+  return { ...ownError(new ApiError(status, message ?? fixed, extra), requestId), ...(keepStatus && sentStatus ? { status: sentStatus } : {}) };
 }
 
 /**
@@ -63,7 +64,7 @@ function gatewayError(type: GatewayResponseType, requestId: string, extra: Recor
  */
 export function proxyReply(result: APIGatewayProxyResult, requestId: string): Reply {
   if (Buffer.byteLength(JSON.stringify(result)) > LAMBDA_RESPONSE_LIMIT_BYTES) {
-    console.error(`[gateway] request ${requestId}: the function's answer exceeds Lambda's ${LAMBDA_RESPONSE_LIMIT_BYTES}-byte response limit`);
+    logger.error(`gateway: the function's answer exceeds Lambda's ${LAMBDA_RESPONSE_LIMIT_BYTES}-byte response limit`, { requestId });
     return gatewayError('DEFAULT_5XX', requestId, {}, undefined, 502);
   }
   const headers: Record<string, string> = { 'X-Request-Id': requestId };
@@ -71,13 +72,12 @@ export function proxyReply(result: APIGatewayProxyResult, requestId: string): Re
   return { status: result.statusCode, headers, body: Buffer.from(result.body ?? '', 'utf8') };
 }
 
-function jsonReply(status: number, body: unknown, requestId: string, extra: Record<string, string> = {}): Reply {
-  return {
-    status,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId, 'X-Content-Type-Options': 'nosniff', ...extra },
-    body: Buffer.from(JSON.stringify(body)),
-    own: true,
-  };
+/** The gateway's own error answers, in the API's one error format (lambdas/contract/error-reply.ts); an unexpected failure is logged. */
+function ownError(error: unknown, requestId: string): Reply {
+  const { status, headers, body, log, dependency } = errorReply(error, requestId);
+  if (log === 'warn') logger.warn('gateway: dependency unavailable', { requestId, dependency });
+  if (log === 'error') logger.error('gateway: request failed', { requestId, error: error as Error });
+  return { status, headers, body: Buffer.from(body), own: true };
 }
 
 /** Connections one client address may hold (beyond: 429 and closed), as the SMTP port caps them; room for a CI burst of a few hundred requests at once. */
@@ -144,10 +144,9 @@ function readBody(req: http.IncomingMessage, budget: BodyBudget): Promise<BodyRe
 
 /** An error-format answer written straight to the socket (requests that never reach the request handler), then closed. */
 function refuse(socket: Duplex, status: number, message: string): void {
-  const body = JSON.stringify(errorBody(status, message));
-  socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  const { headers, body } = errorReply(new ApiError(status, message), randomUUID());
+  const lines = Object.entries({ ...headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${lines.join('')}\r\n${body}`);
 }
 
 export class LocalGateway {
@@ -161,11 +160,7 @@ export class LocalGateway {
   constructor(private readonly options: GatewayOptions) {
     this.server = http.createServer({ requestTimeout: 60_000, headersTimeout: 10_000 }, (req, res) => {
       this.handle(req)
-        .catch((error) => {
-          const requestId = randomUUID();
-          console.error(`[gateway] request ${requestId} failed:`, (error as Error)?.stack ?? error);
-          return jsonReply(500, errorBody(500, `internal error; request id ${requestId}`), requestId);
-        })
+        .catch((error) => ownError(error, randomUUID()))
         .then((reply) => {
           const headers = reply.own ? { ...corsHeaders(this.options.ctx.settings.corsOrigin), ...reply.headers } : reply.headers;
           const body = this.compress(req, reply, headers);
@@ -235,7 +230,7 @@ export class LocalGateway {
       url = new URL(req.url ?? '/', 'http://local');
     } catch {
       // An absolute-form target URL parsing refuses (`GET http://[/v1/inboxes`): API Gateway answers 400 too.
-      return jsonReply(400, errorBody(400, 'malformed request target'), requestId);
+      return ownError(new ApiError(400, 'malformed request target'), requestId);
     }
     const reply = await this.dispatch(req, url, method, requestId);
     this.options.log?.(`${method} ${url.pathname} ${reply.status} ${Date.now() - started}ms`);
@@ -253,9 +248,8 @@ export class LocalGateway {
       return { status: 204, headers: { 'X-Request-Id': requestId, ...preflightHeaders(this.options.ctx.settings.corsOrigin, match.allowed) }, body: Buffer.alloc(0), own: true };
     }
     if (match.kind === 'method-not-allowed') {
-      return jsonReply(405, errorBody(405, `method ${method} not allowed on ${url.pathname}; allowed: ${match.allowed.join(', ')}`), requestId, {
-        Allow: match.allowed.join(', '),
-      });
+      const allowed = match.allowed.join(', ');
+      return ownError(new ApiError(405, `method ${method} not allowed on ${url.pathname}; allowed: ${allowed}`, { Allow: allowed }), requestId);
     }
     const { route } = match;
     let authorizer: Record<string, unknown> | null = null;
@@ -265,13 +259,13 @@ export class LocalGateway {
       authorizer = outcome.context;
     }
     const noSpace = this.options.space?.refusesWrite(method);
-    if (noSpace) return jsonReply(507, errorBody(507, noSpace), requestId);
+    if (noSpace) return ownError(new ApiError(507, noSpace), requestId);
     const read = await readBody(req, this.bodies);
     if (read === 'too-large') return gatewayError('REQUEST_TOO_LARGE', requestId, {}, `request body exceeds ${MAX_BODY_BYTES} bytes`);
     if (read === 'over-budget') {
-      return jsonReply(503, errorBody(503, 'too many request bodies in flight; retry shortly'), requestId, { 'Retry-After': '1' });
+      return ownError(new ApiError(503, 'too many request bodies in flight; retry shortly', { 'Retry-After': '1' }), requestId);
     }
-    if (read === 'timeout') return jsonReply(408, errorBody(408, `the request body was not received within ${BODY_TIMEOUT_MS / 1000} s`), requestId);
+    if (read === 'timeout') return ownError(new ApiError(408, `the request body was not received within ${BODY_TIMEOUT_MS / 1000} s`), requestId);
     try {
       return await this.invoke(req, url, method, requestId, match, authorizer, read.body);
     } finally {
@@ -353,10 +347,8 @@ export class LocalGateway {
         )) as APIGatewayAuthorizerResult;
       } catch (error) {
         if ((error as Error).message === 'Unauthorized') return { reply: gatewayError('UNAUTHORIZED', requestId) };
-        if ((error as Error).name === 'DependencyUnavailable') {
-          return { reply: jsonReply(503, errorBody(503, `service temporarily unavailable; retry shortly. request id ${requestId}`), requestId, { 'Retry-After': '1' }) };
-        }
-        console.error(`[gateway] authorizer failed for request ${requestId}:`, (error as Error)?.message);
+        if ((error as Error).name === 'DependencyUnavailable') return { reply: ownError(error, requestId) };
+        logger.error('gateway: the authorizer failed', { requestId, error: (error as Error)?.message });
         return { reply: gatewayError('AUTHORIZER_FAILURE', requestId) };
       }
       if (this.options.authorizerCacheSeconds > 0) {
@@ -390,7 +382,7 @@ export class LocalGateway {
         body,
       };
     } catch (error) {
-      if (error instanceof ApiError) return jsonReply(error.status, errorBody(error.status, error.message), requestId);
+      if (error instanceof ApiError) return ownError(error, requestId);
       throw error;
     }
   }

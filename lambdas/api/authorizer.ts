@@ -9,7 +9,7 @@ import { ApiError, DependencyUnavailable } from '../core/errors';
 import { hashApiKey } from '../core/ids';
 import { currentContext } from '../app/current';
 import { authorizeKey } from '../usecases/keys';
-import { logger } from '../http/logger';
+import { logger } from '../app/logger';
 
 export function headerValue(headers: Record<string, string | undefined> | null | undefined, name: string): string | undefined {
   if (!headers) return undefined;

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { errorBody } from '../core/errors';
+import { notFound } from '../core/errors';
+import { errorReply } from '../contract/error-reply';
 import { VIEWER_SECURITY_HEADERS } from '../contract/viewer-policy';
 import { installedContext } from '../app/current';
 
@@ -61,7 +62,8 @@ export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayPr
   }
   const file = /^[\w.-]+$/.test(asset) ? assetsIn(viewerDir()).get(`${VIEWER_ASSETS}/${asset}`) : undefined;
   if (!file) {
-    return reply(404, requestId, JSON.stringify(errorBody(404, `no such viewer file: ${asset}`)), { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+    const missing = errorReply(notFound(`no such viewer file: ${asset}`), requestId);
+    return reply(missing.status, requestId, missing.body, missing.headers);
   }
   // File names carry their content's hash: a name always means the same bytes.
   return reply(200, requestId, file.body, { 'Content-Type': file.type, 'Cache-Control': 'public, max-age=31536000, immutable' });

@@ -8,7 +8,7 @@
  * Records that fail are reported back (partial batch response), so only they are retried.
  */
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { logger } from '../http/logger';
+import { logger } from '../app/logger';
 import { currentContext } from '../app/current';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';

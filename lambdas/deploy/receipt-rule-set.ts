@@ -7,7 +7,7 @@
  */
 import { DescribeActiveReceiptRuleSetCommand, SESClient, SetActiveReceiptRuleSetCommand } from '@aws-sdk/client-ses';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
-import { logger } from '../http/logger';
+import { logger } from '../app/logger';
 
 export interface RuleSetProperties {
   RuleSetName: string;

@@ -9,14 +9,15 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from 'zod/mini';
 type ZodType<T = unknown> = z.ZodMiniType<T>;
 import { corsHeaders, DEFAULT_CORS_ORIGIN } from '../contract/cors';
-import { ApiError, DependencyUnavailable, errorBody, payloadTooLarge, badRequest, unauthorized } from '../core/errors';
+import { ApiError, payloadTooLarge, badRequest, unauthorized } from '../core/errors';
+import { ERROR_HEADERS, errorReply } from '../contract/error-reply';
 import { MAX_BODY_BYTES } from '../core/limits';
 import type { Caller } from '../core/model';
 import { isPlanName } from '../core/plans';
 import { currentContext } from '../app/current';
 import type { AppContext } from '../usecases/context';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logger } from './logger';
+import { logger } from '../app/logger';
 
 export interface HandlerInput<P, Q, B> {
   params: P;
@@ -51,16 +52,18 @@ function cors(): Record<string, string> {
 }
 
 const jsonHeaders = (requestId: string, extra: Record<string, string> = {}) => ({
-  'Content-Type': 'application/json; charset=utf-8',
+  ...ERROR_HEADERS,
   'X-Request-Id': requestId,
-  'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
   ...cors(),
   ...extra,
 });
 
-export function errorResponse(error: ApiError, requestId: string): APIGatewayProxyResult {
-  return { statusCode: error.status, headers: jsonHeaders(requestId, error.headers), body: JSON.stringify(errorBody(error.status, error.message)) };
+/** Any failure in the API's error format (contract/error-reply.ts), logged unless the caller made it. */
+export function errorResponse(error: unknown, requestId: string): APIGatewayProxyResult {
+  const { status, headers, body, log, dependency } = errorReply(error, requestId);
+  if (log === 'warn') logger.warn('dependency unavailable', { requestId, dependency });
+  if (log === 'error') logger.error('unhandled error', { requestId, error: error as Error });
+  return { statusCode: status, headers: { ...headers, ...cors() }, body };
 }
 
 /** "field: what is wrong", for the first problem zod found. */
@@ -119,13 +122,7 @@ export function apiHandler<P = Record<string, never>, Q = Record<string, never>,
       }
       return { statusCode: result.status, headers: jsonHeaders(requestId, result.headers), body: JSON.stringify(result.json) };
     } catch (error) {
-      if (error instanceof ApiError) return errorResponse(error, requestId);
-      if (error instanceof DependencyUnavailable) {
-        logger.warn('dependency unavailable', { requestId, dependency: error.dependency });
-        return errorResponse(new ApiError(503, `service temporarily unavailable (${error.dependency}); retry shortly. request id ${requestId}`, { 'Retry-After': '1' }), requestId);
-      }
-      logger.error('unhandled error', { requestId, error: error as Error });
-      return errorResponse(new ApiError(500, `internal error; request id ${requestId}`), requestId);
+      return errorResponse(error, requestId);
     }
   };
   // Just before the function's time runs out, answer 503 in the error format rather than let it be cut off.

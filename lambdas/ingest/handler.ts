@@ -9,7 +9,7 @@ import type { SESEvent, SESReceipt } from 'aws-lambda';
 import { VERDICTS, type AuthVerdicts, type Verdict } from '../core/model';
 import { currentIngestContext } from '../app/ingest';
 import { ingestMessage, type InboundMail } from '../usecases/ingest';
-import { logger } from '../http/logger';
+import { logger } from '../app/logger';
 
 const metrics = new Metrics({ namespace: 'TempMail', serviceName: 'ingest' });
 

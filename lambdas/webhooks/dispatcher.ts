@@ -12,7 +12,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { MessageRecord } from '../core/model';
-import { logger } from '../http/logger';
+import { logger } from '../app/logger';
 import { inboxFromItem, INBOX_SK, MESSAGE_SK_PREFIX, TTL_ATTRIBUTE, TTL_PRINCIPAL } from '../layout/table-layout';
 import { currentContext } from '../app/current';
 import type { AppContext } from '../usecases/context';

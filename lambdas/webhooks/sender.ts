@@ -7,7 +7,7 @@
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { DeliveryJob } from '../core/webhooks';
-import { logger } from '../http/logger';
+import { logger } from '../app/logger';
 import { currentContext } from '../app/current';
 import { deliverJob } from '../usecases/webhooks';
 

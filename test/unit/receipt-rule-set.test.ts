@@ -7,7 +7,7 @@ import { DescribeActiveReceiptRuleSetCommand, SESClient, SetActiveReceiptRuleSet
 import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { handler } from '../../lambdas/deploy/receipt-rule-set';
-import { logger } from '../../lambdas/http/logger';
+import { logger } from '../../lambdas/app/logger';
 
 const ses = mockClient(SESClient);
 /** What the function logs (to CloudWatch when deployed), kept out of the test output. */
