@@ -68,8 +68,22 @@ type RecordBase = Omit<MessageRecord, keyof MessageDetail | 'body_key'>;
 export function messageItem(base: RecordBase, detail: MessageDetail, bodyKey: string): { record: MessageRecord; body: string | null } {
   // Bodies alone past the budget: no need to serialize everything to know.
   const json = detail.text.length + detail.html.length > INLINE_DETAIL_BYTES ? null : JSON.stringify(detail);
-  if (json !== null && Buffer.byteLength(json) <= INLINE_DETAIL_BYTES) return { record: { ...base, ...detail }, body: null };
+  if (json !== null && Buffer.byteLength(json) <= INLINE_DETAIL_BYTES) {
+    const record = Object.freeze({ ...base, ...detail });
+    // The detail's JSON, made to size it, is most of the record's: the record's JSON is the base's joined to it
+    // (the two share no key, and both have some), in the spread's key order, so JSON.parse gives `record` back.
+    serialised.set(record, `${JSON.stringify(base).slice(0, -1)},${json.slice(1)}`);
+    return { record, body: null };
+  }
   return { record: { ...base, body_key: bodyKey, ...eventPreview(detail) }, body: json ?? JSON.stringify(detail) };
+}
+
+/** The JSON of records messageItem made, kept so that a store writing JSON does not serialise them again. */
+const serialised = new WeakMap<MessageRecord, string>();
+
+/** A message record as JSON: the form messageItem made of it (the record is frozen, so it is current), else made now. */
+export function recordJson(record: MessageRecord): string {
+  return serialised.get(record) ?? JSON.stringify(record);
 }
 
 /** The codes, links and attachment count a message.received event carries (EVENT_PREVIEW), for an item without its detail. */

@@ -5,6 +5,7 @@
 import type { InboxPosition } from '../core/cursor';
 import type { InboxListing, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
 import { summaryOf } from '../core/model';
+import { recordJson } from '../core/message';
 import type { InboxStore, MessagePage, Page } from '../core/ports';
 import { matches, type MessageFilter } from '../core/search';
 import { MAX_FILTER_SCAN_BYTES, MAX_FILTER_SCAN_ITEMS } from '../core/limits';
@@ -221,7 +222,7 @@ export class SqliteInboxStore implements InboxStore {
       const stored = engine.sql('SELECT bytes FROM account_storage WHERE account_id = ?').get(inbox.account_id);
       if (storageLimit !== undefined && Number(stored?.bytes ?? 0) + bytes > storageLimit) return 'storage' as const;
       const summary: MessageSummary = summaryOf(message);
-      engine.sql('INSERT INTO messages (inbox_id, id, summary, record) VALUES (?, ?, ?, ?)').run(inbox.id, message.id, JSON.stringify(summary), JSON.stringify(message));
+      engine.sql('INSERT INTO messages (inbox_id, id, summary, record) VALUES (?, ?, ?, ?)').run(inbox.id, message.id, JSON.stringify(summary), recordJson(message));
       insertSearchRow(engine.sql(INSERT_SEARCH_ROW), inbox.id, message);
       engine.sql('UPDATE inboxes SET message_count = message_count + 1, stored_bytes = stored_bytes + ? WHERE id = ?').run(bytes, inbox.id);
       engine

@@ -10,7 +10,7 @@ import { DEPLOYED_ROUTES } from '../../lambdas/layout/functions';
 import { TokenBuckets } from '../../local/rate-limiter';
 import { attachmentDownload, MAX_NAME_CHARS } from '../../lambdas/core/downloads';
 import { EVENT_PREVIEW, INLINE_DETAIL_BYTES } from '../../lambdas/core/limits';
-import { messageItem } from '../../lambdas/core/message';
+import { messageItem, recordJson } from '../../lambdas/core/message';
 import { DISABLED_VERDICTS, type MessageDetail } from '../../lambdas/core/model';
 import { checkWebhookUrl, forbiddenAddress } from '../../lambdas/core/webhook-destinations';
 import { messageReceivedPayload } from '../../lambdas/core/webhook-payloads';
@@ -189,6 +189,30 @@ describe('message items and the message.received event', () => {
     expect(record.links).toEqual(links.slice(0, record.links!.length));
     expect(record.links!.join('').length).toBeLessThanOrEqual(EVENT_PREVIEW.bytes);
     expect(Buffer.byteLength(JSON.stringify(record))).toBeLessThan(INLINE_DETAIL_BYTES);
+  });
+
+  it('serialises an inline record once: the JSON made to size its detail is the one the store writes', () => {
+    const stringify = jest.spyOn(JSON, 'stringify');
+    try {
+      const { record } = messageItem({ ...base, from_name: 'Ann "A" \u00e9' }, detail('<p>x</p>', ['https://example.com/a']), 'body-key');
+      const json = recordJson(record);
+      // Nothing serialised the record whole: only its detail (to size it) and the small rest.
+      expect(stringify.mock.calls.filter(([value]) => typeof value === 'object' && value !== null && 'id' in value && 'text' in value)).toEqual([]);
+      stringify.mockRestore();
+      expect(json).toBe(JSON.stringify(record));
+      expect(JSON.parse(json)).toEqual(record);
+      // Frozen, so the kept JSON cannot go stale.
+      expect(Object.isFrozen(record)).toBe(true);
+    } finally {
+      stringify.mockRestore();
+    }
+  });
+
+  it('serialises a record it did not make, or one whose detail went to its body object, when asked', () => {
+    const { record } = messageItem(base, detail('<p>x</p>'.repeat(20_000), []), 'body-key');
+    expect(recordJson(record)).toBe(JSON.stringify(record));
+    const other = { ...record, subject: 'changed' };
+    expect(JSON.parse(recordJson(other)).subject).toBe('changed');
   });
 });
 
