@@ -6,7 +6,7 @@ import { MAX_FILTER_SCAN_ITEMS } from '../core/limits';
 import { MESSAGE_SUMMARY_FIELDS, type InboxListing, type InboxRecord, type InboxRoute, type MessageRecord, type MessageSummary } from '../core/model';
 import type { InboxStore, KeyStore, MessagePage, Page } from '../core/ports';
 import { matches, searchFields, type MessageFilter } from '../core/search';
-import { cancellationCodes, isConditionFailure, readPages, strip, transactWrite, type TableWrite } from './dynamo-items';
+import { cancellationCodes, failedWrites, isConditionFailure, readPages, strip, transactNamed, transactWrite, type NamedWrites, type TableWrite } from './dynamo-items';
 import { DynamoAccountStore } from './dynamo-account-store';
 import { ACCOUNT_INDEX, EXPIRY_ATTRIBUTE, expiryOf, inboxFromItem, keys, TTL_ATTRIBUTE } from '../layout/table-layout';
 
@@ -52,36 +52,36 @@ const CONFLICT_BACKOFF_MS = { base: 25, cap: 5_000 };
 
 export class DynamoInboxStore extends DynamoAccountStore implements InboxStore, KeyStore {
   async createInbox(inbox: InboxRecord): Promise<boolean> {
+    const writes: NamedWrites<'inbox' | 'address'> = {
+      inbox: {
+        Put: {
+          // Only inbox items carry the account index's key: the index is sparse (table-layout.ts).
+          Item: { ...keys.inbox(inbox.id), ...inbox, ...lifetimeAttributes(inbox.expires_at_epoch), [ACCOUNT_INDEX.partitionKey]: inbox.account_id },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      address: {
+        // The claim is free when absent or when the inbox holding it has expired.
+        Put: {
+          // The claim also carries what mail routing needs, so a recipient costs one read.
+          Item: {
+            ...keys.address(inbox.email),
+            inbox_id: inbox.id,
+            account_id: inbox.account_id,
+            plan: inbox.plan,
+            ...lifetimeAttributes(inbox.expires_at_epoch),
+            created_at: inbox.created_at,
+          },
+          ConditionExpression: `attribute_not_exists(pk) OR ${expiryIs('<=', ':now')}`,
+          ExpressionAttributeValues: { ':now': nowEpoch() },
+        },
+      },
+    };
     try {
-      await transactWrite(this.db, this.table, [
-        {
-          Put: {
-            // Only inbox items carry the account index's key: the index is sparse (table-layout.ts).
-            Item: { ...keys.inbox(inbox.id), ...inbox, ...lifetimeAttributes(inbox.expires_at_epoch), [ACCOUNT_INDEX.partitionKey]: inbox.account_id },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        {
-          // The claim is free when absent or when the inbox holding it has expired.
-          Put: {
-            // The claim also carries what mail routing needs, so a recipient costs one read.
-            Item: {
-              ...keys.address(inbox.email),
-              inbox_id: inbox.id,
-              account_id: inbox.account_id,
-              plan: inbox.plan,
-              ...lifetimeAttributes(inbox.expires_at_epoch),
-              created_at: inbox.created_at,
-            },
-            ConditionExpression: `attribute_not_exists(pk) OR ${expiryIs('<=', ':now')}`,
-            ExpressionAttributeValues: { ':now': nowEpoch() },
-          },
-        },
-      ]);
+      await transactNamed(this.db, this.table, writes);
       return true;
     } catch (error) {
-      const codes = cancellationCodes(error);
-      if (codes && codes[1] === 'ConditionalCheckFailed') return false;
+      if (failedWrites(error, writes)?.has('address')) return false;
       throw error;
     }
   }
@@ -348,47 +348,49 @@ export class DynamoInboxStore extends DynamoAccountStore implements InboxStore, 
     if (storageLimit !== undefined && bytes > storageLimit) return 'storage' as const;
     // The account's bytes after this message stay within the limit: the item's value before it is at most this.
     const storageCondition = storageLimit === undefined ? {} : { ConditionExpression: 'attribute_not_exists(#bytes) OR #bytes <= :room' };
+    // Named, so that a cancellation says which condition failed by name: each one is an outcome of its own.
+    const writes: NamedWrites<'message' | 'inbox' | 'dailyUsage' | 'storage'> = {
+      // A message goes with its inbox: the inbox's removal time is its TTL.
+      message: { Put: { Item: { ...keys.message(inbox.id, message.id), ...message, [TTL_ATTRIBUTE]: removalEpoch(inbox.expires_at_epoch) }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      inbox: {
+        Update: {
+          Key: keys.inbox(inbox.id),
+          UpdateExpression: bytes ? 'ADD message_count :one, stored_bytes :bytes' : 'ADD message_count :one',
+          ConditionExpression: `attribute_exists(pk) AND ${expiryIs('>', ':now')}`,
+          ExpressionAttributeValues: { ':one': 1, ':now': nowEpoch(), ...(bytes ? { ':bytes': bytes } : {}) },
+        },
+      },
+      dailyUsage: {
+        Update: {
+          Key: keys.usage(inbox.account_id, day),
+          UpdateExpression: 'ADD emails :one SET #ttl = :purge',
+          ConditionExpression: 'attribute_not_exists(emails) OR emails < :limit',
+          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':one': 1, ':limit': dailyLimit, ':purge': dayEnd },
+        },
+      },
+      storage: {
+        Update: {
+          Key: keys.storage(inbox.account_id),
+          UpdateExpression: 'ADD #bytes :bytes',
+          ...storageCondition,
+          ExpressionAttributeNames: { '#bytes': 'bytes' },
+          ExpressionAttributeValues: { ':bytes': bytes, ...(storageLimit === undefined ? {} : { ':room': storageLimit - bytes }) },
+        },
+      },
+    };
+    // Read in the writes' order: a duplicate is a duplicate whatever else failed.
+    const outcomes = { message: 'duplicate', inbox: 'gone', dailyUsage: 'quota', storage: 'storage' } as const;
     for (let attempt = 1; ; attempt++) {
       try {
-        await transactWrite(this.db, this.table, [
-          // A message goes with its inbox: the inbox's removal time is its TTL.
-          { Put: { Item: { ...keys.message(inbox.id, message.id), ...message, [TTL_ATTRIBUTE]: removalEpoch(inbox.expires_at_epoch) }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          {
-            Update: {
-              Key: keys.inbox(inbox.id),
-              UpdateExpression: bytes ? 'ADD message_count :one, stored_bytes :bytes' : 'ADD message_count :one',
-              ConditionExpression: `attribute_exists(pk) AND ${expiryIs('>', ':now')}`,
-              ExpressionAttributeValues: { ':one': 1, ':now': nowEpoch(), ...(bytes ? { ':bytes': bytes } : {}) },
-            },
-          },
-          {
-            Update: {
-              Key: keys.usage(inbox.account_id, day),
-              UpdateExpression: 'ADD emails :one SET #ttl = :purge',
-              ConditionExpression: 'attribute_not_exists(emails) OR emails < :limit',
-              ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
-              ExpressionAttributeValues: { ':one': 1, ':limit': dailyLimit, ':purge': dayEnd },
-            },
-          },
-          {
-            Update: {
-              Key: keys.storage(inbox.account_id),
-              UpdateExpression: 'ADD #bytes :bytes',
-              ...storageCondition,
-              ExpressionAttributeNames: { '#bytes': 'bytes' },
-              ExpressionAttributeValues: { ':bytes': bytes, ...(storageLimit === undefined ? {} : { ':room': storageLimit - bytes }) },
-            },
-          },
-        ]);
+        await transactNamed(this.db, this.table, writes);
         return 'stored' as const;
       } catch (error) {
-        const codes = cancellationCodes(error);
-        if (!codes) throw error;
-        if (codes[0] === 'ConditionalCheckFailed') return 'duplicate' as const;
-        if (codes[1] === 'ConditionalCheckFailed') return 'gone' as const;
-        if (codes[2] === 'ConditionalCheckFailed') return 'quota' as const;
-        if (codes[3] === 'ConditionalCheckFailed') return 'storage' as const;
-        if (!codes.includes('TransactionConflict') || attempt >= PUT_ATTEMPTS) throw error;
+        const failed = failedWrites(error, writes);
+        if (!failed) throw error;
+        const first = (Object.keys(outcomes) as (keyof typeof outcomes)[]).find((name) => failed.has(name));
+        if (first) return outcomes[first];
+        if (!cancellationCodes(error)!.includes('TransactionConflict') || attempt >= PUT_ATTEMPTS) throw error;
         // Full jitter: the contenders for the hot usage item spread out instead of colliding again in step.
         const ceiling = Math.min(CONFLICT_BACKOFF_MS.cap, CONFLICT_BACKOFF_MS.base * 2 ** attempt);
         await new Promise((r) => setTimeout(r, Math.random() * ceiling));

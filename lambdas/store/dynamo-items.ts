@@ -65,6 +65,23 @@ export function cancellationCodes(error: unknown): string[] | null {
   return ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((r) => r.Code ?? 'None');
 }
 
+/** A transaction's writes by name, in the order they are sent; an absent one is left out. */
+export type NamedWrites<N extends string> = { readonly [K in N]?: TableWrite };
+
+/** transactWrite with named writes: which one's condition failed is then read by name (failedWrites), not position. */
+export function transactNamed<N extends string>(db: DynamoDBDocumentClient, table: string, writes: NamedWrites<N>): Promise<unknown> {
+  return transactWrite(db, table, present(writes).map(([, write]) => write));
+}
+
+/** The names of a cancelled transaction's writes whose condition failed, or null for any other error. */
+export function failedWrites<N extends string>(error: unknown, writes: NamedWrites<N>): Set<N> | null {
+  const codes = cancellationCodes(error);
+  if (!codes) return null;
+  return new Set(present(writes).filter((_, i) => codes[i] === 'ConditionalCheckFailed').map(([name]) => name));
+}
+
+const present = <N extends string>(writes: NamedWrites<N>) => (Object.entries(writes) as [N, TableWrite | undefined][]).filter((e): e is [N, TableWrite] => e[1] !== undefined);
+
 /** A condition failed: a single write's, or one of a transaction's. */
 export const isConditionFailure = (error: unknown): boolean =>
   (error as Error)?.name === 'ConditionalCheckFailedException' || (cancellationCodes(error) ?? []).includes('ConditionalCheckFailed');
