@@ -9,6 +9,7 @@
  * arrive in time is given up (600 stalled uploads of 1 MB once held 680 MB until the 60 s request timeout).
  */
 import http from 'node:http';
+import { pipeline } from 'node:stream';
 import { createHash, randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { Duplex } from 'node:stream';
@@ -23,8 +24,9 @@ import { ApiError } from '../lambdas/core/errors';
 import { errorReply } from '../lambdas/contract/error-reply';
 import { logger } from '../lambdas/app/logger';
 import { DOWNLOAD_PATH } from '../lambdas/core/downloads';
+import type { StoredStream } from '../lambdas/core/ports';
 import type { AppContext } from '../lambdas/usecases/context';
-import { openDownload } from '../lambdas/usecases/messages';
+import { DownloadLimits, serveDownload } from './gateway-downloads';
 import { lambdaContext, loadHandler } from './handlers';
 import { TokenBuckets } from './rate-limiter';
 import { headersOf, queryOf } from './gateway-request';
@@ -48,8 +50,11 @@ export interface GatewayOptions {
   space?: FreeSpace;
 }
 
-/** `own`: made by the gateway itself (its errors, preflights), which adds the CORS headers, as API Gateway's do. */
-export type Reply = { status: number; headers: Record<string, string>; body: Buffer; own?: boolean };
+/**
+ * `own`: made by the gateway itself (its errors, preflights), which adds the CORS headers, as API Gateway's do.
+ * `stream`: a download, sent as it is read (its `done` runs once the response has ended, however it ends).
+ */
+export type Reply = { status: number; headers: Record<string, string>; body: Buffer; own?: boolean; stream?: { from: StoredStream; done: () => void } };
 
 function gatewayError(type: GatewayResponseType, requestId: string, extra: Record<string, string> = {}, message?: string, sentStatus?: number): Reply {
   const { status, message: fixed, keepStatus } = GATEWAY_RESPONSES[type];
@@ -156,13 +161,16 @@ export class LocalGateway {
   private readonly authorizerCache = new Map<string, { result: APIGatewayAuthorizerResult; until: number }>();
   private readonly perClient = new Map<string, number>();
   private readonly bodies = new BodyBudget();
+  private readonly downloads: DownloadLimits | undefined;
 
   constructor(private readonly options: GatewayOptions) {
+    this.downloads = options.rateLimits ? new DownloadLimits() : undefined;
     this.server = http.createServer({ requestTimeout: 60_000, headersTimeout: 10_000 }, (req, res) => {
       this.handle(req)
         .catch((error) => ownError(error, randomUUID()))
         .then((reply) => {
           const headers = reply.own ? { ...corsHeaders(this.options.ctx.settings.corsOrigin), ...reply.headers } : reply.headers;
+          if (reply.stream) return sendStream(req, res, reply.status, headers, reply.stream);
           const body = this.compress(req, reply, headers);
           // Answered before its body was read (refused, or no body wanted): the connection closes rather than
           // waiting for the rest, and what still arrives meanwhile is discarded unread.
@@ -239,7 +247,7 @@ export class LocalGateway {
 
   /** The route and the key are checked before any body is read: a refused request costs no memory for its body. */
   private async dispatch(req: http.IncomingMessage, url: URL, method: string, requestId: string): Promise<Reply> {
-    if (url.pathname.startsWith(DOWNLOAD_PATH) && (method === 'GET' || method === 'HEAD')) return this.download(url, requestId);
+    if (url.pathname.startsWith(DOWNLOAD_PATH) && (method === 'GET' || method === 'HEAD')) return this.download(req, url, requestId);
     const match = matchRoute(method, url.pathname);
     if (match.kind === 'not-found') return gatewayError('MISSING_AUTHENTICATION_TOKEN', requestId, {}, `no such route: ${url.pathname}`);
     // A CORS preflight: answered by the gateway for every resource, with no key (browsers send none), as the CDK
@@ -365,25 +373,27 @@ export class LocalGateway {
     return { context };
   }
 
-  /** A signed download link: the object with the headers the link names, as data (never rendered as a page). */
-  private async download(url: URL, requestId: string): Promise<Reply> {
+  /** A signed download link (local/gateway-downloads.ts): its errors are the gateway's own, in the error format. */
+  private async download(req: http.IncomingMessage, url: URL, requestId: string): Promise<Reply> {
     try {
-      const { body, headers } = await openDownload(this.options.ctx, url.pathname, url.searchParams);
-      return {
-        status: 200,
-        headers: {
-          'Content-Type': headers.contentType,
-          'Content-Disposition': headers.contentDisposition,
-          'X-Content-Type-Options': 'nosniff',
-          'Cache-Control': 'no-store',
-          'Content-Security-Policy': "default-src 'none'; sandbox",
-          'X-Request-Id': requestId,
-        },
-        body,
-      };
+      const served = await serveDownload(this.options.ctx, url, req.socket.remoteAddress ?? '', this.downloads);
+      return { status: 200, headers: { ...served.headers, 'X-Request-Id': requestId }, body: Buffer.alloc(0), stream: { from: served.stream, done: served.done } };
     } catch (error) {
       if (error instanceof ApiError) return ownError(error, requestId);
       throw error;
     }
   }
+}
+
+/** A download's bytes as the client takes them: a client that stops reading holds a file open, not its bytes in memory. */
+function sendStream(req: http.IncomingMessage, res: http.ServerResponse, status: number, headers: Record<string, string>, { from, done }: { from: StoredStream; done: () => void }): void {
+  res.once('close', done);
+  res.writeHead(status, { ...headers, 'Content-Length': String(from.size) });
+  if (req.method === 'HEAD') {
+    from.body.destroy();
+    res.end();
+    return;
+  }
+  // A read that fails midway cuts the connection: the client sees fewer bytes than Content-Length, never a short file as whole.
+  pipeline(from.body, res, () => undefined);
 }

@@ -173,6 +173,9 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
     const ctx = appContext(serviceConfig(config, endpoints));
     stores = ctx.stores;
     stops.push(() => ctx.stores.close());
+    // Before anything writes: object files a crash left with no row naming them.
+    const orphans = ctx.stores.sweepOrphanFiles?.() ?? 0;
+    if (orphans > 0) log(`[store] removed ${orphans} object file(s) left by an interrupted write`);
     // The handlers the gateway loads (sources or bundles) run on this context, not one of their own.
     installContext(ctx);
     stops.push(() => installContext(undefined));

@@ -1,4 +1,5 @@
 /** What the use cases need from storage, as small interfaces: DynamoDB and S3 adapters implement them. */
+import type { Readable } from 'node:stream';
 import type { InboxPosition } from './cursor';
 import type { ApiKeyRecord, InboxListing, InboxRecord, InboxRoute, MailHeader, MessageRecord, MessageSummary } from './model';
 import type { AttemptResult } from './webhook-retries';
@@ -125,12 +126,18 @@ export interface DownloadHeaders {
   contentDisposition: string;
 }
 
-/**
- * The local form only: resolves a download link that its BlobStore signed (S3 checks its own signatures on AWS).
- * 'forbidden' for a link that was edited or has expired; null when the object is gone.
- */
+/** An object's bytes as a stream, read as it is sent, and its size (the response's Content-Length). */
+export interface StoredStream {
+  body: Readable;
+  size: number;
+}
+
+/** The local form only: resolves and serves the download links its BlobStore signed (S3 serves its own on AWS). */
 export interface SignedDownloads {
-  open(path: string, query: URLSearchParams, nowMs: number): Promise<{ body: Buffer; headers: DownloadHeaders } | 'forbidden' | null>;
+  /** The object key and headers a link names; 'forbidden' for a link that was edited or has expired. */
+  verify(path: string, query: URLSearchParams, nowMs: number): { key: string; headers: DownloadHeaders } | 'forbidden';
+  /** The object, streamed; null when it is gone. */
+  openStream(key: string): Promise<StoredStream | null>;
 }
 
 export interface WebhookStore {
@@ -264,6 +271,11 @@ export interface Stores {
   sync?(): Promise<void>;
   /** Bytes the store reuses before its files grow (the embedded store: SQLite's free pages), for the free-space headroom. */
   reclaimableBytes?(): number;
+  /**
+   * The embedded store: removes the object files no row names (what a crash left between a file's write and its row's
+   * commit); returns how many. The local stack calls it at start, before anything writes.
+   */
+  sweepOrphanFiles?(): number;
   /** Releases files and connections (the local stack's stop). */
   close(): Promise<void>;
 }

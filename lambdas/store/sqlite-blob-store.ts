@@ -1,11 +1,17 @@
 /**
- * BlobStore on the embedded SQLite database (raw mail, bodies, attachments, the inbound queue): one commit covers a
- * mail and its envelope, and deleting an inbox deletes one key range. Objects a client's promise rests on (the
- * inbound queue and its spool) resolve only once fsynced (sqlite-engine.ts). Its download links: sqlite-signed-links.ts.
+ * BlobStore on the embedded SQLite database (raw mail, bodies, attachments, the inbound queue): one row per object,
+ * and deleting an inbox deletes one key range. Objects of FILE_BLOB_MIN_BYTES or more keep their bytes in a file of
+ * the data folder that the row names (sqlite-blob-files.ts: written and read off the event loop, streamed to
+ * downloads); smaller ones keep them in the row. Objects a client's promise rests on (the inbound queue and its spool)
+ * resolve only once fsynced (sqlite-engine.ts); every file is fsynced before its row commits. Its download links:
+ * sqlite-signed-links.ts.
  */
-import { blobKeys, type BlobStore, type DownloadHeaders, type SignedDownloads } from '../core/ports';
+import fsp from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { blobKeys, type BlobStore, type DownloadHeaders, type SignedDownloads, type StoredStream } from '../core/ports';
 import type { Engine } from './sqlite-engine';
 import type { SignedLinks } from './sqlite-signed-links';
+import { FILE_BLOB_MIN_BYTES, isMissing, type BlobFiles } from './sqlite-blob-files';
 
 /** Objects a client's promise rests on: the inbound queue (mail that got its 250) and its spool. */
 const DURABLE_PREFIXES = [blobKeys.INBOUND_PREFIX, blobKeys.SPOOL_PREFIX];
@@ -13,24 +19,60 @@ const DURABLE_PREFIXES = [blobKeys.INBOUND_PREFIX, blobKeys.SPOOL_PREFIX];
 /** Keys within a prefix, as a half-open range the primary key index answers. */
 const prefixRange = (prefix: string): [string, string] => [prefix, `${prefix}\uffff`];
 
+const EMPTY = Buffer.alloc(0);
+const INSERT = 'INSERT OR REPLACE INTO blobs (key, content, content_type, metadata, file) VALUES (?, ?, ?, ?, ?)';
+/** The file of a key's row, if any (the partial index blobs_in_files answers it without reading the row's bytes). */
+const FILE_OF = 'SELECT file FROM blobs WHERE key = ? AND file IS NOT NULL';
+
+const noSuchKey = (key: string) => Object.assign(new Error(`no such object: ${key}`), { name: 'NoSuchKey' });
+
+/** A file read can find its file removed by a delete that committed after the row was read: the row is read again. */
+const READ_ATTEMPTS = 3;
+
 export class SqliteBlobStore implements BlobStore, SignedDownloads {
   constructor(
     private readonly engine: Engine,
     private readonly links: SignedLinks,
+    private readonly files: BlobFiles,
   ) {}
 
   async put(key: string, body: Uint8Array | string, contentType: string, metadata?: Record<string, string>): Promise<void> {
     const { engine } = this;
     const content = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-    await engine.write(
-      () => engine.sql('INSERT OR REPLACE INTO blobs (key, content, content_type, metadata) VALUES (?, ?, ?, ?)').run(key, content, contentType, metadata ? JSON.stringify(metadata) : null),
-      DURABLE_PREFIXES.some((prefix) => key.startsWith(prefix)),
-    );
+    const meta = metadata ? JSON.stringify(metadata) : null;
+    const durable = DURABLE_PREFIXES.some((prefix) => key.startsWith(prefix));
+    if (content.byteLength < FILE_BLOB_MIN_BYTES) {
+      await this.commit(() => ({ result: undefined, freed: this.replacing(key, () => engine.sql(INSERT).run(key, content, contentType, meta, null)) }), durable);
+      return;
+    }
+    const file = await this.files.write(content);
+    await this.commit(() => ({ result: undefined, freed: this.replacing(key, () => engine.sql(INSERT).run(key, EMPTY, contentType, meta, file)) }), durable, { key, file });
   }
 
   async get(key: string): Promise<Buffer | null> {
-    const row = this.engine.read(() => this.engine.sql('SELECT content FROM blobs WHERE key = ?').get(key));
-    return row ? Buffer.from(row.content as Uint8Array) : null;
+    return this.readStored(key, (row) => Buffer.from(row.content as Uint8Array), (file) => fsp.readFile(this.files.path(file)));
+  }
+
+  /** The object's bytes as a stream (a file's read in chunks as they are sent), with its size; null when it is gone. */
+  async openStream(key: string): Promise<StoredStream | null> {
+    return this.readStored(
+      key,
+      (row) => {
+        const content = Buffer.from(row.content as Uint8Array);
+        return { body: Readable.from([content]), size: content.length };
+      },
+      async (file) => {
+        // Opened before it is streamed: a delete that removes the file meanwhile leaves this read whole.
+        const handle = await fsp.open(this.files.path(file), 'r');
+        try {
+          const { size } = await handle.stat();
+          return { body: handle.createReadStream(), size };
+        } catch (error) {
+          await handle.close();
+          throw error;
+        }
+      },
+    );
   }
 
   async head(key: string): Promise<Record<string, string> | null> {
@@ -41,20 +83,46 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
 
   async copy(fromKey: string, toKey: string): Promise<void> {
     const { engine } = this;
-    const copied = await engine.write(
-      () => engine.sql('INSERT OR REPLACE INTO blobs (key, content, content_type, metadata) SELECT ?, content, content_type, metadata FROM blobs WHERE key = ?').run(toKey, fromKey).changes,
+    const source = engine.read(() => engine.sql('SELECT file, content_type, metadata FROM blobs WHERE key = ?').get(fromKey));
+    if (!source) throw noSuchKey(fromKey);
+    if (source.file === null) {
+      const copied = await this.commit(() => {
+        let changes = 0;
+        const freed = this.replacing(toKey, () => {
+          changes = engine.sql('INSERT OR REPLACE INTO blobs (key, content, content_type, metadata, file) SELECT ?, content, content_type, metadata, NULL FROM blobs WHERE key = ?').run(toKey, fromKey).changes;
+        });
+        return { result: changes, freed };
+      });
+      if (copied === 0) throw noSuchKey(fromKey);
+      return;
+    }
+    let file: string;
+    try {
+      file = await this.files.link(String(source.file));
+    } catch (error) {
+      // Its file removed meanwhile: the object was deleted (or replaced) after it was looked up.
+      if (isMissing(error)) throw noSuchKey(fromKey);
+      throw error;
+    }
+    await this.commit(
+      () => ({ result: undefined, freed: this.replacing(toKey, () => engine.sql(INSERT).run(toKey, EMPTY, source.content_type, source.metadata, file)) }),
+      false,
+      { key: toKey, file },
     );
-    if (copied === 0) throw Object.assign(new Error(`no such object: ${fromKey}`), { name: 'NoSuchKey' });
   }
 
   async delete(key: string): Promise<void> {
     const { engine } = this;
-    await engine.write(() => engine.sql('DELETE FROM blobs WHERE key = ?').run(key));
+    await this.commit(() => ({ result: undefined, freed: this.replacing(key, () => engine.sql('DELETE FROM blobs WHERE key = ?').run(key)) }));
   }
 
   async deletePrefix(prefix: string): Promise<number> {
     const { engine } = this;
-    return engine.write(() => engine.sql('DELETE FROM blobs WHERE key >= ? AND key < ?').run(...prefixRange(prefix)).changes);
+    return this.commit(() => {
+      const range = prefixRange(prefix);
+      const freed = engine.sql('SELECT file FROM blobs WHERE key >= ? AND key < ? AND file IS NOT NULL').all(...range).map((r) => String(r.file));
+      return { result: engine.sql('DELETE FROM blobs WHERE key >= ? AND key < ?').run(...range).changes, freed };
+    });
   }
 
   async list(prefix: string): Promise<string[]> {
@@ -65,10 +133,51 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
     return this.links.sign(key, expiresInSeconds, response);
   }
 
-  async open(pathname: string, query: URLSearchParams, nowMs: number): Promise<{ body: Buffer; headers: DownloadHeaders } | 'forbidden' | null> {
-    const link = this.links.verify(pathname, query, nowMs);
-    if (link === 'forbidden') return link;
-    const body = await this.get(link.key);
-    return body ? { body, headers: link.headers } : null;
+  verify(pathname: string, query: URLSearchParams, nowMs: number): { key: string; headers: DownloadHeaders } | 'forbidden' {
+    return this.links.verify(pathname, query, nowMs);
+  }
+
+  /** Every file a row names: what the sweep keeps. */
+  namedFiles(): Set<string> {
+    return new Set(this.engine.read(() => this.engine.sql('SELECT file FROM blobs WHERE file IS NOT NULL').all()).map((r) => String(r.file)));
+  }
+
+  /** Runs `change` on the key's row inside a write and returns the file the row named before (to remove after the commit). */
+  private replacing(key: string, change: () => unknown): string[] {
+    const before = this.engine.sql(FILE_OF).get(key);
+    change();
+    return before ? [String(before.file)] : [];
+  }
+
+  /**
+   * Commits `work` in the next group commit, then removes the files it stopped naming. `made`: the new file the
+   * write names; when the write fails it is removed, unless the commit happened after all (a failed fsync of the log).
+   */
+  private async commit<T>(work: () => { result: T; freed: string[] }, durable = false, made?: { key: string; file: string }): Promise<T> {
+    let outcome: { result: T; freed: string[] };
+    try {
+      outcome = await this.engine.write(work, durable);
+    } catch (error) {
+      if (made && !this.engine.read(() => this.engine.sql('SELECT 1 FROM blobs WHERE key = ? AND file = ?').get(made.key, made.file))) await this.files.remove([made.file]);
+      throw error;
+    } finally {
+      if (made) this.files.settled(made.file);
+    }
+    if (outcome.freed.length) await this.files.remove(outcome.freed);
+    return outcome.result;
+  }
+
+  /** A row's bytes, from the row or from its file; a file removed between the row's read and its open: read again. */
+  private async readStored<T>(key: string, inRow: (row: Record<string, unknown>) => T, inFile: (file: string) => Promise<T>): Promise<T | null> {
+    for (let attempt = 1; ; attempt++) {
+      const row = this.engine.read(() => this.engine.sql('SELECT content, file FROM blobs WHERE key = ?').get(key));
+      if (!row) return null;
+      if (row.file === null || row.file === undefined) return inRow(row);
+      try {
+        return await inFile(String(row.file));
+      } catch (error) {
+        if (!isMissing(error) || attempt >= READ_ATTEMPTS) throw error;
+      }
+    }
   }
 }

@@ -5,6 +5,7 @@
  * - sqlite-engine.ts: the database, its statements, group commit and durability;
  * - sqlite-migrations.ts with sqlite/migrations/: the schema, as numbered migrations applied at open;
  * - sqlite-inbox-store.ts, sqlite-key-store.ts, sqlite-blob-store.ts, sqlite-webhook-store.ts: the ports;
+ * - sqlite-blob-files.ts: large objects as files in the data folder's blobs/ folder;
  * - sqlite-signed-links.ts: download links signed with the data folder's secret.
  */
 import fs from 'node:fs';
@@ -18,6 +19,7 @@ import { SqliteKeyStore } from './sqlite-key-store';
 import { SqliteBlobStore } from './sqlite-blob-store';
 import { SqliteWebhookStore } from './sqlite-webhook-store';
 import { SignedLinks, signingSecret } from './sqlite-signed-links';
+import { BLOB_FILES_DIR, BlobFiles } from './sqlite-blob-files';
 
 export const DATABASE_FILE = 'tempmail.db';
 
@@ -25,7 +27,8 @@ export function openEmbeddedStores(config: EmbeddedStoreConfig): Stores {
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const engine = new Engine(path.join(config.dataDir, DATABASE_FILE));
   migrate(engine.db);
-  const blobs = new SqliteBlobStore(engine, new SignedLinks(signingSecret(config.dataDir), config.publicUrl));
+  const files = new BlobFiles(path.join(config.dataDir, BLOB_FILES_DIR));
+  const blobs = new SqliteBlobStore(engine, new SignedLinks(signingSecret(config.dataDir), config.publicUrl), files);
   return {
     inboxes: new SqliteInboxStore(engine),
     keys: new SqliteKeyStore(engine),
@@ -35,6 +38,7 @@ export function openEmbeddedStores(config: EmbeddedStoreConfig): Stores {
     sync: () => engine.sync(),
     reclaimableBytes: () =>
       engine.read(() => Number(engine.sql('PRAGMA freelist_count').get()?.freelist_count ?? 0) * Number(engine.sql('PRAGMA page_size').get()?.page_size ?? 0)),
+    sweepOrphanFiles: () => files.sweep(() => blobs.namedFiles()),
     async close() {
       // Let writes already queued commit first.
       await engine.write(() => undefined);

@@ -138,14 +138,3 @@ export async function waitForMessage(ctx: AppContext, caller: Caller, inboxId: s
     await new Promise((r) => setTimeout(r, Math.min(POLL_MS, left)));
   }
 }
-
-/**
- * A download link the local gateway serves (the embedded store signs them; on AWS S3 serves its own pre-signed
- * URLs). 403 for an edited or expired link, 404 once the object is gone.
- */
-export async function openDownload(ctx: AppContext, path: string, query: URLSearchParams) {
-  const opened = ctx.stores.downloads ? await ctx.stores.downloads.open(path, query, ctx.now()) : 'forbidden';
-  if (opened === 'forbidden') throw forbidden('this download link is invalid or has expired');
-  if (!opened) throw notFound('this object is no longer stored');
-  return opened;
-}

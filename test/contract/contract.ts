@@ -10,6 +10,7 @@ import { blobKeys, type Stores } from '../../lambdas/core/ports';
 import type { AppContext } from '../../lambdas/usecases/context';
 import { createInbox, listInboxes, sweepExpired } from '../../lambdas/usecases/inboxes';
 import { issueKey, revokeKey } from '../../lambdas/usecases/keys';
+import { blobContract } from './blob-contract';
 
 export interface Opened {
   ctx: AppContext;
@@ -323,51 +324,6 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
       });
     });
 
-    describe('blobs', () => {
-      it('puts, reads, heads (with metadata), copies, lists by prefix and deletes', async () => {
-        const prefix = `contract/${unique('b')}/`;
-        const bytes = Buffer.from([0, 1, 2, 255, 254, 10, 13]);
-        await stores.blobs.put(`${prefix}a`, bytes, 'application/octet-stream', { 'tempmail-envelope': 'abc' });
-        await stores.blobs.put(`${prefix}b`, 'text', 'text/plain');
-        expect(await stores.blobs.get(`${prefix}a`)).toEqual(bytes);
-        expect(await stores.blobs.head(`${prefix}a`)).toEqual({ 'tempmail-envelope': 'abc' });
-        expect(await stores.blobs.head(`${prefix}missing`)).toBeNull();
-        expect(await stores.blobs.get(`${prefix}missing`)).toBeNull();
-        await stores.blobs.copy(`${prefix}a`, `${prefix}c/copy`);
-        expect(await stores.blobs.get(`${prefix}c/copy`)).toEqual(bytes);
-        expect(await stores.blobs.list(prefix)).toEqual([`${prefix}a`, `${prefix}b`, `${prefix}c/copy`]);
-        await stores.blobs.delete(`${prefix}b`);
-        await stores.blobs.delete(`${prefix}b`); // deleting what is gone is fine
-        expect(await stores.blobs.deletePrefix(`${prefix}c/`)).toBe(1);
-        expect(await stores.blobs.list(prefix)).toEqual([`${prefix}a`]);
-        expect(await stores.blobs.deletePrefix(prefix)).toBe(1);
-        expect(await stores.blobs.list(prefix)).toEqual([]);
-      });
-
-      it('makes download links that serve the object with the headers they name', async () => {
-        const key = `contract/${unique('d')}/att_1`;
-        await stores.blobs.put(key, '<svg onload="alert(1)"/>', 'image/svg+xml');
-        const headers = { contentType: 'application/octet-stream', contentDisposition: 'attachment; filename="x.svg"' };
-        const url = new URL(await stores.blobs.presignGet(key, 60, headers));
-        if (stores.downloads) {
-          // The embedded store signs its own links (the local gateway serves them: test/integration/downloads).
-          const opened = await stores.downloads.open(url.pathname, url.searchParams, Date.now());
-          expect(opened).not.toBe('forbidden');
-          const { body, headers: served } = opened as Exclude<typeof opened, 'forbidden' | null>;
-          expect(served).toEqual(headers);
-          expect(body.toString()).toBe('<svg onload="alert(1)"/>');
-          const edited = new URL(url);
-          edited.searchParams.set('disposition', 'inline');
-          expect(await stores.downloads.open(edited.pathname, edited.searchParams, Date.now())).toBe('forbidden');
-          expect(await stores.downloads.open(url.pathname, url.searchParams, Date.now() + 61_000)).toBe('forbidden');
-        } else {
-          const res = await fetch(url);
-          expect(res.status).toBe(200);
-          expect(res.headers.get('content-type')).toBe(headers.contentType);
-          expect(res.headers.get('content-disposition')).toBe(headers.contentDisposition);
-          expect(await res.text()).toBe('<svg onload="alert(1)"/>');
-        }
-      });
-    });
+    blobContract(() => stores);
   });
 }
