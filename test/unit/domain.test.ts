@@ -141,6 +141,21 @@ describe('token bucket', () => {
     expect(buckets.take('k', BASE_PLANS.dev)).toBe(0);
     expect(buckets.take('other', BASE_PLANS.dev)).toBe(0);
   });
+
+  it('serves exactly the plan rate to a key driven at five times it, once the burst is spent', () => {
+    // test/reliability/rate-limit.test.ts drives a live stack so; here the clock is the test's, so the count is exact.
+    let now = 0;
+    const buckets = new TokenBuckets(() => now);
+    const plan = { ...BASE_PLANS.dev, requests_per_minute: 600 };
+    while (buckets.take('k', plan) === 0);
+    let served = 0;
+    // 6 s of requests at 50 a second against 10 a second: the shortened plan's "minute".
+    for (let i = 1; i <= 300; i++) {
+      now = i * 20;
+      if (buckets.take('k', plan) === 0) served++;
+    }
+    expect(served).toBe(60);
+  });
 });
 
 describe('message items and the message.received event', () => {
