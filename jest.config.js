@@ -8,7 +8,7 @@
  * - aws-template: the same scenarios against `npm run start:aws`, the synthesized CDK template (its cdk.out bundles,
  *   API Gateway resources, receipt rule and event sources) run on this machine: HTTP, SMTP, the MCP server, and
  *   webhooks (their own template form, whose receiver is on the internet's stand-in: the deployed sender delivers to
- *   public https hosts only), plus what only that form shows (aws-template.test.ts); not yet the viewer (below).
+ *   public https hosts only), the viewer in Chromium, plus what only that form shows (aws-template.test.ts).
  * A project's globalSetup runs only when one of its tests is selected.
  */
 const base = {
@@ -62,10 +62,8 @@ module.exports = {
         '<rootDir>/test/integration/ingest.test.ts',
         '<rootDir>/test/integration/viewer-api.test.ts',
         '<rootDir>/test/integration/webhooks.test.ts',
-        // Not test/e2e/viewer.test.ts yet: in this form its Raw tab never shows the raw mail (the download follows a
-        // redirect to a presigned URL on the S3 server, another origin; the bucket's CORS rules and the preflight's
-        // pass through the IAM proxy were not enough, cause not found). It runs in the embedded project.
         '<rootDir>/test/e2e/mcp.test.ts',
+        '<rootDir>/test/e2e/viewer.test.ts',
         '<rootDir>/test/integration/aws-template.test.ts',
       ],
     },

@@ -2,7 +2,8 @@
  * Serves the web viewer (viewer/): its page at `/` and its bundled, content-hashed files under `/viewer/`, on the
  * API's own origin, so the viewer calls the API without CORS and the key never leaves that origin. The files are
  * read once from the folder the local stack built them into, or, deployed, from the folder the function's bundle
- * carries (lib/viewer.ts). Not an API route: no key, no JSON.
+ * carries (lib/viewer.ts). Not an API route: no key, no JSON. The page's CSP lets it fetch from the origin of the
+ * store's download links (lambdas/contract/viewer-policy.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,8 +11,8 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { notFound } from '../core/errors';
 import { errorReply } from '../contract/error-reply';
-import { VIEWER_SECURITY_HEADERS } from '../contract/viewer-policy';
-import { installedContext } from '../app/current';
+import { VIEWER_SECURITY_HEADERS, appCsp } from '../contract/viewer-policy';
+import { currentContext, installedContext } from '../app/current';
 
 /** The build's layout (viewer/build.ts writes it). */
 export const VIEWER_INDEX = 'index.html';
@@ -58,7 +59,8 @@ export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayPr
     const stagePath = event.requestContext?.path ?? '/';
     if (!stagePath.endsWith('/')) return reply(301, requestId, '', { Location: `${stagePath.split('/').pop()}/`, 'Cache-Control': 'no-store' });
     const index = assetsIn(viewerDir()).get(VIEWER_INDEX)!;
-    return reply(200, requestId, index.body, { 'Content-Type': index.type, 'Cache-Control': 'no-cache' });
+    const csp = appCsp(await currentContext().stores.blobs.downloadOrigin());
+    return reply(200, requestId, index.body, { 'Content-Type': index.type, 'Cache-Control': 'no-cache', 'Content-Security-Policy': csp });
   }
   const file = /^[\w.-]+$/.test(asset) ? assetsIn(viewerDir()).get(`${VIEWER_ASSETS}/${asset}`) : undefined;
   if (!file) {

@@ -118,6 +118,11 @@ export interface BlobStore {
   list(prefix: string): Promise<string[]>;
   /** A link that serves one object for a limited time, with the response headers given (S3: a pre-signed URL). */
   presignGet(key: string, expiresInSeconds: number, response: DownloadHeaders): Promise<string>;
+  /**
+   * The origin of the links presignGet hands out (S3's bucket host when deployed, another port than the API's
+   * locally): a page that fetches them must allow it (the viewer's CSP, lambdas/api/get-viewer.ts).
+   */
+  downloadOrigin(): Promise<string>;
 }
 
 /** The headers a download link makes its response carry, so that stored mail is served as data. */

@@ -32,6 +32,7 @@ class LazyBlobStore implements BlobStore {
   deletePrefix: BlobStore['deletePrefix'] = (...args) => this.store.deletePrefix(...args);
   list: BlobStore['list'] = (...args) => this.store.list(...args);
   presignGet: BlobStore['presignGet'] = (...args) => this.store.presignGet(...args);
+  downloadOrigin: BlobStore['downloadOrigin'] = () => this.store.downloadOrigin();
 }
 
 export function awsStores(config: AwsStoreConfig): Stores {

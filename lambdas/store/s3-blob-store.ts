@@ -34,6 +34,8 @@ const isMissing = (error: unknown): boolean => {
 };
 
 export class S3BlobStore implements BlobStore {
+  private origin?: string;
+
   constructor(
     private readonly s3: S3Client,
     private readonly bucket: string,
@@ -125,5 +127,14 @@ export class S3BlobStore implements BlobStore {
       ResponseCacheControl: 'no-store',
     });
     return getSignedUrl(this.s3, command, { expiresIn: expiresInSeconds });
+  }
+
+  /**
+   * Asked of the SDK that makes the links, by signing one (no request is sent): its endpoint rules decide the host
+   * (`<bucket>.s3.<region>.amazonaws.com`, `.com.cn` in China, path-style on a stand-in's IP endpoint).
+   */
+  async downloadOrigin(): Promise<string> {
+    this.origin ??= new URL(await getSignedUrl(this.s3, new GetObjectCommand({ Bucket: this.bucket, Key: 'origin' }), { expiresIn: 60 })).origin;
+    return this.origin;
   }
 }

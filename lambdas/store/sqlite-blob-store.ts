@@ -133,6 +133,10 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
     return this.links.sign(key, expiresInSeconds, response);
   }
 
+  async downloadOrigin(): Promise<string> {
+    return this.links.origin;
+  }
+
   verify(pathname: string, query: URLSearchParams, nowMs: number): { key: string; headers: DownloadHeaders } | 'forbidden' {
     return this.links.verify(pathname, query, nowMs);
   }

@@ -21,6 +21,11 @@ export class SignedLinks {
     return createHmac('sha256', this.secret).update([key, expires, headers.contentType, headers.contentDisposition].join('\n')).digest();
   }
 
+  /** The origin every link is on: the stack's public URL's. */
+  get origin(): string {
+    return new URL(this.publicUrl).origin;
+  }
+
   sign(key: string, expiresInSeconds: number, response: DownloadHeaders): string {
     const expires = String(Math.floor(Date.now() / 1000) + expiresInSeconds);
     const query = new URLSearchParams({

@@ -80,6 +80,8 @@ export function blobContract(storesOf: () => Stores): void {
       await stores.blobs.put(key, '<svg onload="alert(1)"/>', 'image/svg+xml');
       const headers = { contentType: 'application/octet-stream', contentDisposition: 'attachment; filename="x.svg"' };
       const url = new URL(await stores.blobs.presignGet(key, 60, headers));
+      // The origin a page must allow to fetch the links (the viewer's CSP): the link's own.
+      expect(await stores.blobs.downloadOrigin()).toBe(url.origin);
       if (stores.downloads) {
         // The embedded store signs its own links (the local gateway serves them: test/integration/downloads).
         const link = stores.downloads.verify(url.pathname, url.searchParams, Date.now());
