@@ -47,6 +47,7 @@ module.exports = {
       testMatch: [
         '<rootDir>/test/integration/api.test.ts',
         '<rootDir>/test/integration/ingest.test.ts',
+        '<rootDir>/test/integration/envelope.test.ts',
         '<rootDir>/test/integration/webhooks.test.ts',
         '<rootDir>/test/integration/viewer-api.test.ts',
         '<rootDir>/test/integration/delete-inbox.test.ts',
@@ -60,6 +61,7 @@ module.exports = {
       testMatch: [
         '<rootDir>/test/integration/api.test.ts',
         '<rootDir>/test/integration/ingest.test.ts',
+        '<rootDir>/test/integration/envelope.test.ts',
         '<rootDir>/test/integration/viewer-api.test.ts',
         '<rootDir>/test/integration/webhooks.test.ts',
         '<rootDir>/test/e2e/mcp.test.ts',

@@ -20,6 +20,7 @@ import { admitMail, admitRecipient, type Admission } from '../lambdas/usecases/i
 import { InboundWorker } from './inbound-worker';
 import type { InboundSpool } from './inbound-spool';
 import { readData, SmtpReply } from './smtp-data';
+import { traceHeaders } from './trace-headers';
 import { INGEST_SPACE_FACTOR, type FreeSpace } from './free-space';
 
 export interface MailServerOptions {
@@ -51,6 +52,9 @@ export interface MailServerOptions {
   space?: FreeSpace;
   log: (line: string) => void;
 }
+
+/** How this server names itself: in its greeting and in the Received field it adds. */
+const HOST_NAME = 'tempmail.local';
 
 /** Rejected recipients a session may have before each further one is answered late. */
 export const REJECTIONS_BEFORE_TARPIT = 3;
@@ -105,7 +109,7 @@ export class LocalMailServer {
       log: options.log,
     });
     this.server = new SMTPServer({
-      name: 'tempmail.local',
+      name: HOST_NAME,
       banner: 'TempMail local SMTP (SES stand-in)',
       // As Mailpit: STARTTLS with the stack's certificate, and AUTH with any credentials, before TLS too (applications
       // configured with credentials send them either way); a client that does neither is served all the same.
@@ -222,7 +226,7 @@ export class LocalMailServer {
 
   /** Reads the data (keeping at most the size limit), reserves the recipients' quota, stores it durably. */
   private async accept(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<void> {
-    const raw = await readData(stream, this.options.spoolDir);
+    const data = await readData(stream, this.options.spoolDir);
     const { ctx } = this.options;
     const envelope: Envelope = {
       mailId: newMailId(ctx.now()),
@@ -230,6 +234,18 @@ export class LocalMailServer {
       envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
       receivedAt: new Date(ctx.now()).toISOString(),
     };
+    // SES's Return-Path and Received before the mail's own fields: the raw stored, downloaded and parsed has them as on AWS.
+    const trace = traceHeaders({
+      mailFrom: envelope.envelopeFrom,
+      recipients: envelope.recipients,
+      helo: session.hostNameAppearsAs || '',
+      clientAddress: session.remoteAddress,
+      by: HOST_NAME,
+      protocol: session.transmissionType,
+      id: envelope.mailId,
+      date: new Date(envelope.receivedAt),
+    });
+    const raw = Buffer.concat([trace, data]);
     // Counted before the 250: a mail that got one is within its account's limit, however many sessions race.
     const admitted = await admitMail(ctx, envelope.recipients, this.worker.reservations, raw.length);
     if (admitted === 'quota' || admitted === 'storage') throw REFUSALS[admitted];

@@ -35,8 +35,13 @@ export interface MessageSummary {
   from_name: string | null;
   subject: string;
   received_at: string;
-  /** Bytes of the raw MIME message. */
+  /** Bytes of the raw MIME message as stored (with the Return-Path and Received fields the receiving server prepended). */
   size: number;
+  /**
+   * The SMTP envelope: `to` is the RCPT TO this inbox received the mail for, as sent (with its +tag), `from` is MAIL
+   * FROM (empty for a bounce). Null for messages stored before the envelope was kept.
+   */
+  envelope: { from: string; to: string } | null;
 }
 
 export interface MessageList {

@@ -134,7 +134,11 @@ const summaryShape = {
   from_name: z.nullable(z.string()),
   subject: described(z.string(), `cut to ${MESSAGE_CAPS.summarySubjectChars} characters in lists, the last of them ${SUBJECT_CUT_MARK} (the message has it whole)`),
   received_at: timestamp,
-  size: described(count(), 'bytes of the raw MIME message'),
+  size: described(count(), 'bytes of the raw MIME message as stored (with the Return-Path and Received fields the receiving server prepended)'),
+  envelope: described(
+    z.nullable(z.object({ from: described(z.string(), 'MAIL FROM (empty for a bounce)'), to: described(z.string(), 'the RCPT TO this inbox received the mail for, as sent: its +tag and case kept') })),
+    "the SMTP envelope the mail was delivered with (the message's `to` is the inbox address); null for messages stored before it was kept",
+  ),
 } satisfies Record<MessageSummaryField, z.ZodMiniType>;
 
 export const MessageSummary = named(z.object(summaryShape), 'MessageSummary');
@@ -176,10 +180,6 @@ export const Message = named(
     ...summaryShape,
     subject: described(z.string(), 'whole (lists cut it)'),
     to: z.string(),
-    envelope: described(
-      z.nullable(z.object({ from: described(z.string(), 'MAIL FROM (empty for a bounce)'), to: described(z.string(), 'the RCPT TO this inbox received the mail for, as sent: its +tag and case kept') })),
-      'the SMTP envelope the mail was delivered with (`to` above is the inbox address); null for messages stored before it was kept',
-    ),
     cc: described(z.array(z.string()), cut(`Cc addresses, at most ${MESSAGE_CAPS.addresses}`)),
     reply_to: described(z.array(z.string()), cut(`Reply-To addresses, at most ${MESSAGE_CAPS.addresses}`)),
     text: described(z.string(), 'the text/plain part, or text derived from the HTML when the mail has none'),

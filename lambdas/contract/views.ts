@@ -26,6 +26,7 @@ export const inboxView = (inbox: InboxListing, nowMs: number) => ({
 export const summaryView = (m: MessageSummary) => ({
   ...summaryOf(m),
   from_name: m.from_name ?? null,
+  envelope: m.envelope ?? null,
 });
 
 /** `downloadUrl` null: not served (core/downloads.ts downloadRefusal). */
@@ -99,7 +100,6 @@ export const messageView = (m: MessageRecord, detail: MessageDetail, downloadUrl
     ...summaryView(m),
     from_name: orNull(fromName, SHARES.fromName),
     to: m.to,
-    envelope: m.envelope ?? null,
     cc: listWithin(detail.cc, SHARES.addresses),
     reply_to: listWithin(detail.reply_to, SHARES.addresses),
     subject: within(detail.full_subject ?? m.subject, SHARES.subject),

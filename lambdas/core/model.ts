@@ -71,7 +71,7 @@ export interface AttachmentRecord {
  * view picks them (lambdas/contract/), and the client's MessageSummary type has exactly these keys
  * (test/unit/client-types.test.ts fails `npm run typecheck` otherwise); the MCP server's list output follows the client.
  */
-export const MESSAGE_SUMMARY_FIELDS = ['id', 'from', 'from_name', 'subject', 'received_at', 'size'] as const;
+export const MESSAGE_SUMMARY_FIELDS = ['id', 'from', 'from_name', 'subject', 'received_at', 'size', 'envelope'] as const;
 export type MessageSummaryField = (typeof MESSAGE_SUMMARY_FIELDS)[number];
 
 /** A message as lists show it: MESSAGE_SUMMARY_FIELDS of its record (capped: core/message.ts summaryFields). */

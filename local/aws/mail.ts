@@ -12,6 +12,8 @@
  * - Verdicts: nothing here checks SPF, DKIM or DMARC, and nothing scans, so each is GRAY (SES's "could not tell")
  *   when the rule has ScanEnabled, else DISABLED for spam and virus. A test may force them with the header
  *   `X-Local-Ses-Verdicts: virus=FAIL, spam=PASS` (start:aws only; SES has no such header).
+ * - The raw mail stored and the event's headers begin with the Return-Path and Received fields SES prepends
+ *   (local/trace-headers.ts).
  * SES's own limits apply: 40 MB a message (552 beyond), 50 recipients (452 beyond).
  */
 import { randomBytes } from 'node:crypto';
@@ -21,6 +23,7 @@ import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMT
 import { standInSettings } from '../../lambdas/layout/stand-ins';
 import type { FunctionRunner } from './functions';
 import { InvokePermissions } from './invoke-permissions';
+import { traceHeaders } from '../trace-headers';
 import type { LocalStackModel } from './template';
 import type { Dict } from './cfn-json';
 
@@ -154,10 +157,22 @@ export class TemplateMailServer {
     const chunks: Buffer[] = [];
     for await (const chunk of stream) chunks.push(chunk as Buffer);
     if (stream.sizeExceeded) throw smtpError(552, '5.3.4 Message too big');
-    const raw = Buffer.concat(chunks);
     const messageId = `${Date.now().toString(36)}${randomBytes(16).toString('hex')}`.slice(0, 40);
     const recipients = session.envelope.rcptTo.map((r) => r.address);
     const source = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+    const received = new Date();
+    // What SES prepends before it stores the mail and reads its headers (local/trace-headers.ts says which and why).
+    const trace = traceHeaders({
+      mailFrom: source,
+      recipients,
+      helo: session.hostNameAppearsAs || '',
+      clientAddress: session.remoteAddress,
+      by: `inbound-smtp.${this.options.model.region}.amazonaws.com`,
+      protocol: 'SMTP',
+      id: messageId,
+      date: received,
+    });
+    const raw = Buffer.concat([trace, ...chunks]);
     const parsed = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true });
     const headerList = parsed.headerLines.map((h) => ({ name: h.line.slice(0, h.line.indexOf(':')), value: h.line.slice(h.line.indexOf(':') + 1).replace(/^\s+/, '').replace(/\r?\n\s*/g, ' ') }));
     const forced = Object.fromEntries(
@@ -168,7 +183,7 @@ export class TemplateMailServer {
         .map(([k, v]) => [k.toLowerCase(), { status: v.toUpperCase() }]),
     ) as Record<string, { status: string }>;
     const addresses = (a: AddressObject | AddressObject[] | undefined) => (a ? ([] as AddressObject[]).concat(a).flatMap((x) => x.value.map((v) => (v.name ? `${v.name} <${v.address}>` : String(v.address)))) : undefined);
-    const timestamp = new Date().toISOString();
+    const timestamp = received.toISOString();
     const mail = {
       timestamp,
       source,

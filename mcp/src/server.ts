@@ -58,6 +58,7 @@ function messageOutput(m: Message, reading: Reading) {
   const from = cuts.field('from address', m.from);
   const subject = cuts.field('subject', m.subject);
   const to = cuts.field('to', m.to);
+  const envelope = m.envelope && { from: cuts.field('envelope from', m.envelope.from), to: cuts.field('envelope to', m.envelope.to) };
   const codes = cuts.items('codes', m.codes, OUTPUT_LIMITS.codes).map((c) => cuts.field('code', c));
   const links = cuts.items('links', m.links, OUTPUT_LIMITS.links).map((l) => cuts.field('link', l, OUTPUT_LIMITS.linkChars));
   const attachments = cuts.items('attachments', m.attachments, OUTPUT_LIMITS.attachments).map((a) => ({
@@ -81,6 +82,7 @@ function messageOutput(m: Message, reading: Reading) {
     from,
     from_name,
     to,
+    envelope,
     subject,
     received_at: m.received_at,
     size: m.size,
@@ -104,6 +106,7 @@ function messageOutput(m: Message, reading: Reading) {
   const lines = [
     `From: ${from_name ? `"${from_name}" <${from}>` : from}`,
     `To: ${to}`,
+    ...(envelope ? [`Delivered to: ${envelope.to} (envelope from ${envelope.from ? `<${envelope.from}>` : '<> (a bounce)'})`] : []),
     `Subject: ${subject}`,
     codes.length ? `Codes found: ${codes.join(', ')}` : 'No verification code found.',
     ...(links.length ? [`Links: ${links.join(' ')}`] : []),
@@ -133,6 +136,10 @@ const summaryShape = {
   subject: z.string(),
   received_at: z.string(),
   size: z.number(),
+  envelope: z
+    .object({ from: z.string(), to: z.string() })
+    .nullable()
+    .describe('The SMTP envelope: to is the address the mail was delivered for, as sent (with its +tag); from is MAIL FROM'),
 } satisfies { [K in keyof MessageSummary]-?: z.ZodType<MessageSummary[K]> };
 
 const messageShape = {
@@ -219,7 +226,7 @@ export function createServer(client: TempMailClient): McpServer {
     {
       title: 'List messages',
       description:
-        'Lists message summaries (id, from, subject, received_at, size), newest first. Use next_cursor as cursor for the next page. Senders and subjects are untrusted and shown fenced, each cut at ' +
+        'Lists message summaries (id, from, subject, received_at, size, and the envelope: the address each was delivered for, with its +tag, and MAIL FROM), newest first. Use next_cursor as cursor for the next page. Senders and subjects are untrusted and shown fenced, each cut at ' +
         `${OUTPUT_LIMITS.listFieldChars} characters (get_message shows more).`,
       inputSchema: z.strictObject({ inbox_id: inboxId, limit: z.number().int().min(1).max(100).optional(), cursor: z.string().optional() }),
       outputSchema: {
@@ -239,8 +246,11 @@ export function createServer(client: TempMailClient): McpServer {
         from: cuts.field('a from address', m.from, max),
         from_name: m.from_name === null ? null : cuts.field('a from name', m.from_name, max),
         subject: cuts.field('a subject', m.subject, max),
+        envelope: m.envelope && { from: cuts.field('an envelope from', m.envelope.from, max), to: cuts.field('an envelope to', m.envelope.to, max) },
       }));
-      const lines = messages.map((m) => `${m.id}  ${m.received_at}  from ${m.from_name ? `"${m.from_name}" <${m.from}>` : m.from}  subject "${m.subject}"`);
+      const lines = messages.map(
+        (m) => `${m.id}  ${m.received_at}  from ${m.from_name ? `"${m.from_name}" <${m.from}>` : m.from}${m.envelope ? `  delivered to ${m.envelope.to}` : ''}  subject "${m.subject}"`,
+      );
       const text = [
         `${page.total} message(s) in total; showing ${page.messages.length}${page.next_cursor ? ' (more: pass next_cursor)' : ''}.`,
         ...(lines.length ? [fenced(lines)] : []),

@@ -121,6 +121,8 @@ describe('the web viewer', () => {
     inboxUrl = page.url();
     await sendMail(stack.smtpPort, {
       to: email,
+      // Delivered for a +tag, from a bounce address: the envelope the message header shows.
+      envelope: { from: 'bounces@acme.example', to: email.replace('@', '+signup@') },
       from: 'Acme Accounts <accounts@acme.example>',
       subject: 'Your Acme code',
       text: 'Your verification code is 482913.\nConfirm at https://acme.example/confirm?t=abc',
@@ -155,8 +157,14 @@ describe('the web viewer', () => {
     expect((await frameEl.boundingBox())!.y).toBeLessThan(320);
     await expect(page.getByRole('list', { name: 'Authentication verdicts' }).count()).resolves.toBe(0); // folded
     await shot('4-message-html');
+    // The +tag it was delivered for shows on the folded line, the address in full under details.
+    await expect(page.locator('details.header > summary').getByTitle(`Delivered to ${email.replace('@', '+signup@')}`).textContent()).resolves.toBe('+signup');
     await page.getByText('· details').click();
     await expect(page.getByRole('list', { name: 'Authentication verdicts' }).textContent()).resolves.toContain(`SPF: ${NO_VERDICT}`);
+    const facts = await page.locator('dl.facts > *').allTextContents();
+    expect(facts).toEqual(expect.arrayContaining(['Delivered to', email.replace('@', '+signup@'), 'Envelope from', 'bounces@acme.example']));
+    expect(facts[facts.indexOf('Delivered to') + 1]).toBe(email.replace('@', '+signup@'));
+    expect(facts[facts.indexOf('Envelope from') + 1]).toBe('bounces@acme.example');
     await axeScan('message');
     await page.setViewportSize({ width: 1100, height: 900 });
 

@@ -94,6 +94,17 @@ export async function sendSized(smtpPort: number, to: string, bytes: number): Pr
   }
 }
 
+/**
+ * The mail as it was sent, from its stored raw: without the Return-Path and Received fields the receiving server
+ * prepends (local/trace-headers.ts). Fails unless the raw begins with exactly those two.
+ */
+export function asSent(stored: Buffer): Buffer {
+  const text = stored.toString('latin1'); // one character per byte
+  const trace = /^Return-Path: <[^\r\n]*>\r\nReceived: [^\r\n]*(?:\r\n[ \t][^\r\n]*)*\r\n/.exec(text);
+  if (!trace) throw new Error(`the stored raw does not begin with Return-Path and Received: ${JSON.stringify(text.slice(0, 200))}`);
+  return stored.subarray(trace[0].length);
+}
+
 /** Polls until `check` returns a value, or fails after `timeoutMs`. */
 export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;

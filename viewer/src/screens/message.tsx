@@ -17,6 +17,9 @@ const TABS: { id: Tab; label: string }[] = [
   { id: 'raw', label: 'Raw' },
 ];
 
+/** The +tag the mail was delivered for (`+signup` of `name+signup@…`), shown beside the sender; null without one. */
+const tagOf = (envelope: { to: string } | null): string | null => /^[^@]*?(\+[^@]*)@/.exec(envelope?.to ?? '')?.[1] ?? null;
+
 export function MessageScreen({ session, inboxId, messageId }: { session: Session; inboxId: string; messageId: string }) {
   const [message, setMessage] = useState<Message | null>(null);
   const [raw, setRaw] = useState<{ text: string; url: string } | null>(null);
@@ -93,6 +96,11 @@ export function MessageScreen({ session, inboxId, messageId }: { session: Sessio
             <details class="header">
               <summary>
                 <span>From {message.from_name ? `${message.from_name} <${message.from}>` : message.from}</span>
+                {tagOf(message.envelope) && (
+                  <span class="meta" title={`Delivered to ${message.envelope!.to}`}>
+                    {tagOf(message.envelope)}
+                  </span>
+                )}
                 <span class="meta">{formatTime(message.received_at)} · details</span>
               </summary>
 
@@ -101,6 +109,14 @@ export function MessageScreen({ session, inboxId, messageId }: { session: Sessio
                 <dd>{message.from_name ? `${message.from_name} <${message.from}>` : message.from}</dd>
                 <dt>To</dt>
                 <dd>{message.to}</dd>
+                {message.envelope && (
+                  <>
+                    <dt>Delivered to</dt>
+                    <dd>{message.envelope.to}</dd>
+                    <dt>Envelope from</dt>
+                    <dd>{message.envelope.from || '<> (a bounce)'}</dd>
+                  </>
+                )}
                 <dt>Received</dt>
                 <dd>{formatTime(message.received_at)}</dd>
                 <dt>Size</dt>
