@@ -281,6 +281,11 @@ export interface Stores {
    * commit); returns how many. The local stack calls it at start, before anything writes.
    */
   sweepOrphanFiles?(): number;
+  /**
+   * The embedded store, for a delete on a full disk: removes the files of the objects under `prefix` ahead of their
+   * rows (they read as gone from then on), so that the store has room to write the delete. How many.
+   */
+  releaseObjectFiles?(prefix: string): Promise<number>;
   /** Releases files and connections (the local stack's stop). */
   close(): Promise<void>;
 }

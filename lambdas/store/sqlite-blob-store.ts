@@ -141,6 +141,16 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
     return this.links.verify(pathname, query, nowMs);
   }
 
+  /**
+   * Removes the files of the objects under `prefix` ahead of their rows, which then read as gone: on a full disk, the
+   * room the delete that follows needs to write (SQLite needs log space to delete anything).
+   */
+  async releaseFiles(prefix: string): Promise<number> {
+    const files = this.engine.read(() => this.engine.sql('SELECT file FROM blobs WHERE key >= ? AND key < ? AND file IS NOT NULL').all(...prefixRange(prefix))).map((r) => String(r.file));
+    await this.files.remove(files);
+    return files.length;
+  }
+
   /** Every file a row names: what the sweep keeps. */
   namedFiles(): Set<string> {
     return new Set(this.engine.read(() => this.engine.sql('SELECT file FROM blobs WHERE file IS NOT NULL').all()).map((r) => String(r.file)));
@@ -171,7 +181,10 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
     return outcome.result;
   }
 
-  /** A row's bytes, from the row or from its file; a file removed between the row's read and its open: read again. */
+  /**
+   * A row's bytes, from the row or from its file; a file removed between the row's read and its open: read again. A
+   * file still missing was removed ahead of its row (releaseFiles): the object is gone.
+   */
   private async readStored<T>(key: string, inRow: (row: Record<string, unknown>) => T, inFile: (file: string) => Promise<T>): Promise<T | null> {
     for (let attempt = 1; ; attempt++) {
       const row = this.engine.read(() => this.engine.sql('SELECT content, file FROM blobs WHERE key = ?').get(key));
@@ -180,7 +193,8 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
       try {
         return await inFile(String(row.file));
       } catch (error) {
-        if (!isMissing(error) || attempt >= READ_ATTEMPTS) throw error;
+        if (!isMissing(error)) throw error;
+        if (attempt >= READ_ATTEMPTS) return null;
       }
     }
   }

@@ -39,6 +39,7 @@ export function openEmbeddedStores(config: EmbeddedStoreConfig): Stores {
     reclaimableBytes: () =>
       engine.read(() => Number(engine.sql('PRAGMA freelist_count').get()?.freelist_count ?? 0) * Number(engine.sql('PRAGMA page_size').get()?.page_size ?? 0)),
     sweepOrphanFiles: () => files.sweep(() => blobs.namedFiles()),
+    releaseObjectFiles: (prefix) => blobs.releaseFiles(prefix),
     async close() {
       // Let writes already queued commit first.
       await engine.write(() => undefined);

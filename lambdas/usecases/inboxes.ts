@@ -108,6 +108,20 @@ export async function releaseExpiredInboxStorage(ctx: AppContext, inbox: InboxRe
 }
 
 /**
+ * Runs a delete's first write; when the store is out of room for it (locally, a disk filled by another program: 503)
+ * the files of the objects under `prefix` go first and the write runs once more, so that a delete frees space
+ * rather than needing it. Ownership is checked before.
+ */
+export async function withRoomToDelete<T>(ctx: AppContext, prefix: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if ((error as Error).name !== 'DependencyUnavailable' || !ctx.stores.releaseObjectFiles || (await ctx.stores.releaseObjectFiles(prefix)) === 0) throw error;
+    return write();
+  }
+}
+
+/**
  * DELETE, in steps that can be resumed: first the inbox is marked deleting and its address freed (it is gone for its
  * owner from then on), then its objects and messages are removed, for at most `deleteBudgetMs`, then the inbox.
  * A large inbox may not finish inside one request: it answers all the same, and a retried DELETE (200, not 404)
@@ -118,7 +132,7 @@ export async function deleteInbox(ctx: AppContext, caller: Caller, inboxId: stri
   if (!inbox.deleting) {
     if (isExpired(inbox.expires_at_epoch, ctx.now())) throw notFound(`inbox expired: ${inboxId}`);
     // Past the removal grace: the sweep (and TTL) take it as due.
-    await ctx.stores.inboxes.markInboxDeleting(inbox, Math.floor(ctx.now() / 1000) - REMOVAL_GRACE_SECONDS - 1);
+    await withRoomToDelete(ctx, blobKeys.inbox(inbox.id), () => ctx.stores.inboxes.markInboxDeleting(inbox, Math.floor(ctx.now() / 1000) - REMOVAL_GRACE_SECONDS - 1));
   }
   const deadline = ctx.now() + ctx.settings.deleteBudgetMs;
   await ctx.stores.blobs.deletePrefix(blobKeys.inbox(inbox.id));

@@ -10,7 +10,7 @@ import type { Caller, MessageDetail, MessageRecord } from '../core/model';
 import { matches, messageFilter, searchFields } from '../core/search';
 import { summaryView, messageView } from '../contract/views';
 import type { AppContext } from './context';
-import { ownedInbox } from './inboxes';
+import { ownedInbox, withRoomToDelete } from './inboxes';
 
 export interface ListMessagesQuery {
   limit?: number;
@@ -73,7 +73,9 @@ export async function getRawMessage(ctx: AppContext, caller: Caller, inboxId: st
 
 export async function deleteMessage(ctx: AppContext, caller: Caller, inboxId: string, messageId: string): Promise<void> {
   const message = await ownedMessage(ctx, caller, inboxId, messageId);
-  if (!(await ctx.stores.inboxes.deleteMessage(inboxId, message.id))) throw notFound(`message not found: ${messageId}`);
+  if (!(await withRoomToDelete(ctx, blobKeys.message(inboxId, message.id), () => ctx.stores.inboxes.deleteMessage(inboxId, message.id)))) {
+    throw notFound(`message not found: ${messageId}`);
+  }
   await ctx.stores.blobs.deletePrefix(blobKeys.message(inboxId, message.id));
 }
 

@@ -152,3 +152,16 @@ const canMeasure = (() => {
   for (let next = await chunks.next(); !next.done; next = await chunks.next()) total += (next.value as Buffer).length;
   expect(total).toBe(size);
 });
+
+it('frees the files under a prefix ahead of their rows for a delete on a full disk: the objects then read as gone', async () => {
+  await stores.blobs.put('inboxes/i1/m1/raw.eml', large(), 'message/rfc822');
+  await stores.blobs.put('inboxes/i1/m1/body.json', '{}', 'application/json');
+  await stores.blobs.put('inboxes/i2/m1/raw.eml', large(1), 'message/rfc822');
+  expect(await stores.releaseObjectFiles!('inboxes/i1/')).toBe(1);
+  expect(files()).toHaveLength(1);
+  expect(await stores.blobs.get('inboxes/i1/m1/raw.eml')).toBeNull();
+  expect(await stores.downloads!.openStream('inboxes/i1/m1/raw.eml')).toBeNull();
+  expect((await stores.blobs.get('inboxes/i1/m1/body.json'))!.toString()).toBe('{}');
+  expect(await stores.blobs.deletePrefix('inboxes/i1/')).toBe(2);
+  expect(await stores.blobs.get('inboxes/i2/m1/raw.eml')).not.toBeNull();
+});
