@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { isPlanName, PLAN_NAMES } from '../lambdas/core/plans';
 import type { ApiKeyRecord } from '../lambdas/core/model';
 import { issueKey, listKeys, revokeKey } from '../lambdas/usecases/keys';
-import { withLocalKeys, type LocalTarget } from '../cli/local-admin';
+import { defaultDataDir, withLocalKeys, type LocalTarget } from '../cli/local-admin';
 import { runningTemplateForm, useTemplateForm } from '../cli/template-form';
 
 interface OptionSpec {
@@ -40,7 +40,7 @@ type OptionName = keyof typeof OPTIONS;
 
 const ENVIRONMENT = {
   serve: ['PORT, SMTP_PORT, …', "the local stack's settings (TEMPMAIL_* too), as npm start reads them: README, Configuration"],
-  local: ['TEMPMAIL_DATA_DIR', 'the local data folder, used without --stack (default .tempmail)'],
+  local: ['TEMPMAIL_DATA_DIR', 'the local data folder, used without --stack (default: .tempmail here or in the nearest folder above that has one)'],
   aws: ['AWS_REGION, AWS_PROFILE', 'with --stack: the region (--region overrides it) and the credentials, as the AWS CLI reads them'],
 } as const;
 
@@ -177,7 +177,7 @@ async function main(argv: string[]): Promise<void> {
     (require('../local/serve') as typeof import('../local/serve')).serve();
     return;
   }
-  const dataDir = path.resolve(process.env.TEMPMAIL_DATA_DIR || '.tempmail');
+  const dataDir = process.env.TEMPMAIL_DATA_DIR ? path.resolve(process.env.TEMPMAIL_DATA_DIR) : defaultDataDir();
   // A running template form (npm run start:aws) is the deployed stack's path on local endpoints: without --stack
   // when no local stack runs on the data folder, with --stack when it runs a stack of that name.
   const template = runningTemplateForm(dataDir, Boolean(process.env.TEMPMAIL_DATA_DIR), values.stack);
@@ -193,7 +193,8 @@ async function main(argv: string[]): Promise<void> {
   const ref = { stackName: stack ?? '', region: values.region };
 
   if (command.name === 'keys create') {
-    if (!isPlanName(values.plan)) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}`);
+    if (values.plan === undefined) throw new UsageError(`--plan is required: one of ${PLAN_NAMES.join(', ')}`);
+    if (!isPlanName(values.plan)) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}, not "${values.plan}"`);
     const plan = values.plan;
     const issued = aws
       ? await aws.createKeyOnAws({ ...ref, plan })

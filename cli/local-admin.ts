@@ -25,6 +25,19 @@ export interface LocalTarget {
  * folder that holds no TempMail data yet is made (keys create, before the first `npm start`); otherwise that is an
  * error, and nothing is written (a mistyped TEMPMAIL_DATA_DIR must not leave a database behind).
  */
+/**
+ * The data folder the key commands use without TEMPMAIL_DATA_DIR: `.tempmail` in this folder or the nearest folder
+ * above it that has one holding TempMail data (npm start keeps it at the project's root, and a key made in a fresh
+ * folder of a subfolder is one the running stack refuses); else `.tempmail` here, which keys create makes.
+ */
+export function defaultDataDir(cwd: string = process.cwd()): string {
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, '.tempmail');
+    if (dataFolderKind(candidate) !== null) return candidate;
+    if (path.dirname(dir) === dir) return path.resolve(cwd, '.tempmail');
+  }
+}
+
 export async function withLocalKeys<T>(dataDir: string, makeFolder: boolean, work: (ctx: KeyContext, target: LocalTarget) => Promise<T>): Promise<T> {
   const found = dataFolderKind(dataDir);
   if (!found && !makeFolder) throw new Error(`${dataDir} holds no TempMail data; is TEMPMAIL_DATA_DIR right? (keys create makes the folder)`);

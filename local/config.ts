@@ -153,7 +153,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
     logEachMail: (env.LOG_LEVEL ?? '').toUpperCase() === 'DEBUG',
     rateLimits: env.TEMPMAIL_RATE_LIMITS ? (onOff(env.TEMPMAIL_RATE_LIMITS, true, 'TEMPMAIL_RATE_LIMITS') ? 'all' : 'none') : 'plan-keys',
     authorizerCacheSeconds: count(env.TEMPMAIL_AUTHORIZER_CACHE_SECONDS, AUTHORIZER_CACHE_SECONDS, 'TEMPMAIL_AUTHORIZER_CACHE_SECONDS'),
-    printDevKey: env.TEMPMAIL_NO_DEV_KEY !== '1',
+    printDevKey: !noDevKey(env),
     webhooks: {
       retryScheduleSeconds: env.TEMPMAIL_WEBHOOK_RETRY_SCHEDULE ? schedule(env.TEMPMAIL_WEBHOOK_RETRY_SCHEDULE) : DEFAULT_RETRY_SCHEDULE_SECONDS,
       allowPrivate: flag(env.TEMPMAIL_WEBHOOK_ALLOW_PRIVATE, true, 'TEMPMAIL_WEBHOOK_ALLOW_PRIVATE'),
@@ -174,10 +174,13 @@ function schedule(value: string): number[] {
   }
 }
 
+/** TEMPMAIL_NO_DEV_KEY: 0 or 1 like every flag (`true` was once taken silently as 0). npm start and start:aws read it. */
+export const noDevKey = (env: NodeJS.ProcessEnv): boolean => flag(env.TEMPMAIL_NO_DEV_KEY, false, 'TEMPMAIL_NO_DEV_KEY');
+
 /** Catch-all mail goes to the dev key's account: a stack without one has nowhere to put it. */
 function catchAll(env: NodeJS.ProcessEnv): boolean {
   const on = flag(env.TEMPMAIL_CATCH_ALL, false, 'TEMPMAIL_CATCH_ALL');
-  if (on && env.TEMPMAIL_NO_DEV_KEY === '1') throw new ConfigError('TEMPMAIL_CATCH_ALL=1 delivers to the dev key\'s account: it cannot go with TEMPMAIL_NO_DEV_KEY=1');
+  if (on && noDevKey(env)) throw new ConfigError('TEMPMAIL_CATCH_ALL=1 delivers to the dev key\'s account: it cannot go with TEMPMAIL_NO_DEV_KEY=1');
   return on;
 }
 

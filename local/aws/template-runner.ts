@@ -19,7 +19,7 @@ import { ConfigError } from '../../lambdas/config/app-config';
 import { parseDomains } from '../../lambdas/core/address';
 import type { PlanName } from '../../lambdas/core/plans';
 import { standInSettings } from '../../lambdas/layout/stand-ins';
-import { parseSeedKeys, writeDevKeyFile } from '../config';
+import { noDevKey, parseSeedKeys, writeDevKeyFile } from '../config';
 import { startDynamoDbLocal } from '../dynamodb-local';
 import { freePort } from '../ports';
 import { startS3Local } from '../s3-local';
@@ -127,7 +127,7 @@ export function templateConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Tem
     dynamoPort: port('TEMPMAIL_DYNAMODB_PORT'),
     s3Port: port('TEMPMAIL_S3_PORT'),
     seedKeys: parseSeedKeys(env.TEMPMAIL_SEED_KEYS),
-    printDevKey: env.TEMPMAIL_NO_DEV_KEY !== '1',
+    printDevKey: !noDevKey(env),
     authorizerCacheSeconds: cache === undefined || cache === '' ? undefined : Number(cache),
     internet: parseInternetStandIn(env.TEMPMAIL_TEMPLATE_INTERNET, env.TEMPMAIL_TEMPLATE_INTERNET_CA),
     iamEvidenceFile: env.TEMPMAIL_IAM_EVIDENCE ? path.resolve(env.TEMPMAIL_IAM_EVIDENCE) : undefined,

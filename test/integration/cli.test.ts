@@ -37,6 +37,21 @@ const tempmail = (args: string[], dataDir: string) =>
     expect((await http(stack.apiUrl, key)('GET', '/v1/domains')).status).toBe(401);
   });
 
+  it("run from a subfolder of the project, without TEMPMAIL_DATA_DIR, uses the project's .tempmail: the key works on the running stack", async () => {
+    // A project whose .tempmail is the running stack's data folder; the command runs two folders below its root.
+    const project = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-project-'));
+    fs.symlinkSync(stack.dataDir, path.join(project, '.tempmail'));
+    const below = path.join(project, 'docs', 'deeper');
+    fs.mkdirSync(below, { recursive: true });
+    const { TEMPMAIL_DATA_DIR: _unset, ...env } = process.env;
+    const run = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tempmail'), ['keys', 'create', '--plan', 'dev'], { cwd: below, env, encoding: 'utf8', timeout: 60_000 });
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain(`embedded data folder ${path.join(project, '.tempmail')} (running stack)`);
+    expect(fs.existsSync(path.join(below, '.tempmail'))).toBe(false);
+    expect((await http(stack.apiUrl, run.stdout.trim())('GET', '/v1/domains')).status).toBe(200);
+    fs.rmSync(project, { recursive: true, force: true });
+  });
+
   it('refuses to list or revoke in a folder without TempMail data, and writes nothing there', () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-cli-'));
     const mistyped = path.join(empty, 'nothing-here');
@@ -116,6 +131,8 @@ describe('tempmail help, --version and usage errors', () => {
 
   it.each([
     [['keys', 'create', '--plna', 'dev'], 'unknown option --plna for keys create (its options: --plan, --json, --stack, --region, --help)'],
+    [['keys', 'create'], `--plan is required: one of ${PLAN_NAMES.join(', ')}`],
+    [['keys', 'create', '--plan', 'gold'], `--plan must be one of ${PLAN_NAMES.join(', ')}, not "gold"`],
     [['keys', 'list', '--version'], 'unknown option --version for keys list (its options: --json, --stack, --region, --help)'],
     [['--verbose'], 'unknown option --verbose before a command (commands: serve, keys create, keys list, keys revoke, replay, help)'],
     [['keys', 'create', '--plan'], `--plan needs a value (--plan <${PLAN_NAMES.join('|')}>)`],

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseSeedKeys } from '../../local/config';
+import { configFromEnv, parseSeedKeys } from '../../local/config';
 
 it('takes seeded keys of at least 24 characters of A-Z a-z 0-9 _ -', () => {
   const key = `tm_ci_${'0123456789abcdef'.repeat(2)}`;
@@ -30,4 +30,12 @@ it('refuses to start with a guessable seeded key, in one line that says why', ()
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+it('reads TEMPMAIL_NO_DEV_KEY as the other flags: 0 or 1, anything else refused by name', () => {
+  expect(configFromEnv({ TEMPMAIL_NO_DEV_KEY: '1' }).printDevKey).toBe(false);
+  expect(configFromEnv({ TEMPMAIL_NO_DEV_KEY: '0' }).printDevKey).toBe(true);
+  expect(configFromEnv({}).printDevKey).toBe(true);
+  // `true` was taken silently as "keep the dev key".
+  expect(() => configFromEnv({ TEMPMAIL_NO_DEV_KEY: 'true' })).toThrow('TEMPMAIL_NO_DEV_KEY must be 0 or 1, not "true"');
 });
