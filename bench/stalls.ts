@@ -1,0 +1,97 @@
+/**
+ * `npm run bench:stalls` (issue 27 item 2): does any load hold the local stack's one event loop? A probe asks for a
+ * small answer (GET /v1/openapi.json) every 20 ms and the slowest answer is reported, first idle, then while each of
+ * three hostile loads runs: ten parallel searches with a pathological `q` over 800 mails of 95 KB, 38 MB mails being
+ * ingested (three at once), and eight parallel downloads of a 29 MB attachment. Goal: the slowest probe ≤ 100 ms.
+ * The load average is printed beside: the machine is shared, and a probe waits for the CPU like everything else.
+ */
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { http } from '../test/support/http';
+import { eventually, sendMail, sendSized } from '../test/support/mail';
+import { startStack } from '../test/support/stack';
+
+const GOAL_MS = 100;
+const SEARCH_MAILS = Number(process.env.BENCH_SEARCH_MAILS ?? 800);
+
+async function probeWhile(apiUrl: string, load: () => Promise<unknown>): Promise<{ slowest: number; probes: number }> {
+  let done = false;
+  let slowest = 0;
+  let probes = 0;
+  const probing = (async () => {
+    while (!done) {
+      const started = performance.now();
+      await (await fetch(`${apiUrl}/v1/openapi.json`)).arrayBuffer();
+      slowest = Math.max(slowest, performance.now() - started);
+      probes++;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  try {
+    await load();
+  } finally {
+    done = true;
+    await probing;
+  }
+  return { slowest, probes };
+}
+
+const report = (what: string, { slowest, probes }: { slowest: number; probes: number }) =>
+  console.log(`${what.padEnd(58)} slowest probe ${slowest.toFixed(0).padStart(5)} ms (goal ≤ ${GOAL_MS})  probes ${String(probes).padStart(4)}  load average ${os.loadavg()[0].toFixed(1)}`);
+
+async function main() {
+  const stack = await startStack({ store: 'embedded', env: { TEMPMAIL_RATE_LIMITS: 'off' } });
+  const api = http(stack.apiUrl, stack.keys.enterprise);
+  try {
+    await (await fetch(`${stack.apiUrl}/v1/openapi.json`)).arrayBuffer(); // its handler loaded once, as after any first request
+    report('idle', await probeWhile(stack.apiUrl, () => new Promise((r) => setTimeout(r, 2000))));
+
+    // Searches: 800 mails of 95 KB of text, then ten at once with q = 199 × "a" + "b" (it matches none).
+    const searched = (await api('POST', '/v1/inboxes', {})).body;
+    const text = 'a'.repeat(95 * 1024);
+    for (let i = 0; i < SEARCH_MAILS; i += 20) await Promise.all(Array.from({ length: Math.min(20, SEARCH_MAILS - i) }, (_, j) => sendMail(stack.smtpPort, { to: searched.email, subject: `m${i + j}`, text })));
+    await eventually(async () => (await api('GET', `/v1/inboxes/${searched.id}`)).body.message_count === SEARCH_MAILS, 600_000, 'the search mails');
+    const q = `${'a'.repeat(199)}b`;
+    report(
+      `10 parallel searches × 5 rounds, ${SEARCH_MAILS} mails of 95 KB`,
+      await probeWhile(stack.apiUrl, async () => {
+        for (let round = 0; round < 5; round++) await Promise.all(Array.from({ length: 10 }, () => api('GET', `/v1/inboxes/${searched.id}/messages?q=${q}`)));
+      }),
+    );
+
+    // Large mail: three 38 MB mails at once, twice, each waited for until stored.
+    const large = (await api('POST', '/v1/inboxes', {})).body;
+    report(
+      '3 parallel 38 MB mails × 2 rounds, ingested',
+      await probeWhile(stack.apiUrl, async () => {
+        for (let round = 0; round < 2; round++) {
+          const replies = await Promise.all([0, 1, 2].map(() => sendSized(stack.smtpPort, large.email, 38 * 1024 * 1024)));
+          if (!replies.every((r) => r.startsWith('250'))) throw new Error(`large mail refused: ${replies.join(' | ')}`);
+          await eventually(async () => (await api('GET', `/v1/inboxes/${large.id}`)).body.message_count === 3 * (round + 1), 600_000, 'the large mails');
+        }
+      }),
+    );
+
+    // Downloads: eight parallel GETs of a 29 MB attachment's link, three rounds.
+    const attached = (await api('POST', '/v1/inboxes', {})).body;
+    await sendMail(stack.smtpPort, { to: attached.email, subject: 'att', text: 'x', attachments: [{ filename: 'big.zip', content: randomBytes(29 * 1024 * 1024) }] });
+    const message = await eventually(async () => (await api('GET', `/v1/inboxes/${attached.id}/messages`)).body.messages?.[0], 600_000, 'the attachment');
+    const link = (await api('GET', `/v1/inboxes/${attached.id}/messages/${message.id}`)).body.attachments[0].download_url as string;
+    report(
+      '8 parallel downloads of a 29 MB attachment × 3 rounds',
+      await probeWhile(stack.apiUrl, async () => {
+        for (let round = 0; round < 3; round++) {
+          const sizes = await Promise.all(Array.from({ length: 8 }, async () => (await (await fetch(link)).arrayBuffer()).byteLength));
+          if (!sizes.every((s) => s === 29 * 1024 * 1024)) throw new Error(`download sizes ${sizes.join(', ')}`);
+        }
+      }),
+    );
+  } finally {
+    await stack.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
