@@ -52,6 +52,8 @@ module.exports = {
         '<rootDir>/test/integration/viewer-api.test.ts',
         '<rootDir>/test/integration/delete-inbox.test.ts',
         '<rootDir>/test/integration/cli-aws.test.ts',
+        '<rootDir>/test/integration/waits.test.ts',
+        '<rootDir>/test/e2e/mcp-waits.test.ts',
       ],
     },
     {
@@ -66,6 +68,8 @@ module.exports = {
         '<rootDir>/test/integration/webhooks.test.ts',
         '<rootDir>/test/e2e/mcp.test.ts',
         '<rootDir>/test/e2e/viewer.test.ts',
+        '<rootDir>/test/integration/waits.test.ts',
+        '<rootDir>/test/e2e/mcp-waits.test.ts',
         '<rootDir>/test/integration/aws-template.test.ts',
       ],
     },

@@ -19,6 +19,7 @@ import { gatewayCorsHeaders, preflightMethod } from './cors';
 import { handlerFunction, type WebhookResources } from './functions';
 import { acknowledgeNag } from './nag';
 import { enableCompression, viewerBundling } from './viewer';
+import { re2Bundling } from './re2-asset';
 
 /**
  * The stage's default throttle, for every method and all callers together (API Gateway answers 429 past it, in the
@@ -154,7 +155,7 @@ export class Api extends Construct {
         // A long poll holds its execution for up to MAX_WAIT_SECONDS: capped, so that one busy key cannot take the
         // account's whole concurrency; past the cap API Gateway answers 5xx and the client retries.
         reservedConcurrency: route.longPoll ? props.concurrency.longPoll : undefined,
-        ...(VIEWER_HANDLERS.includes(route.handler) ? { bundling: viewerBundling() } : {}),
+        ...(VIEWER_HANDLERS.includes(route.handler) ? { bundling: viewerBundling() } : route.re2 ? { bundling: re2Bundling() } : {}),
       });
       this.functions[route.name] = fn;
       const resource = this.restApi.root.resourceForPath(route.path);

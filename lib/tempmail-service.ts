@@ -43,12 +43,12 @@ export interface Concurrency {
   ingest: number;
   /** Kept for the key check every request needs, and its ceiling: 0 (none) by default, see lib/api.ts STAGE_THROTTLE. */
   authorizer: number;
-  /** The ceiling of the wait endpoint's function: each call holds an execution up to 25 s. */
+  /** The ceiling of each wait endpoint's function (GET and POST …/messages/wait): each call holds an execution up to 25 s. */
   longPoll: number;
 }
 
 /**
- * Reservations need the account's concurrency quota to keep 100 unreserved on top of their sum: 210 here, against a
+ * Reservations need the account's concurrency quota to keep 100 unreserved on top of their sum: 310 here (two wait functions), against a
  * default quota of 1,000 (new accounts may start lower). 10 ingest executions take ~30 mails/s at 300 ms each.
  */
 export const DEFAULT_CONCURRENCY: Concurrency = { ingest: 10, authorizer: 0, longPoll: 100 };

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { AUTHORIZER_HANDLER, DEPLOYED_ROUTES } from '../lambdas/layout/functions';
 import { buildViewer } from '../viewer/build';
+import { RE2_WASM_FILE, RE2_WASM_NAME } from '../lib/re2-asset';
 
 const ROOT = path.join(__dirname, '..');
 export const PACKAGE_DIR = path.join(ROOT, 'dist', 'package');
@@ -91,6 +92,8 @@ export async function buildPackage(outDir: string = PACKAGE_DIR): Promise<{ dir:
   });
   fs.chmodSync(bin, 0o755);
   await copyMigrations(path.join(outDir, 'bin'));
+  // RE2's engine (POST …/messages/wait's regex conditions), read from beside the bundle: lib/re2-asset.ts.
+  fs.copyFileSync(RE2_WASM_FILE, path.join(outDir, 'bin', RE2_WASM_NAME));
   const manifest = {
     name: 'tempmail',
     version: root.version,

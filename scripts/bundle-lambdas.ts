@@ -9,6 +9,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { deployedHandlers, esbuildOptions } from '../lib/bundling';
 import { handlerEntry } from '../lib/functions';
+import { RE2_WASM_FILE, RE2_WASM_NAME } from '../lib/re2-asset';
 import { AUTHORIZER_HANDLER, INBOX_CLEANUP_HANDLER, INGEST_HANDLER, WEBHOOK_DISPATCHER_HANDLER, WEBHOOK_SENDER_HANDLER, DEPLOYED_ROUTES } from '../lambdas/layout/functions';
 
 export const DEFAULT_BUNDLE_DIR = path.join(__dirname, '..', 'dist', 'lambdas');
@@ -25,6 +26,7 @@ export async function bundleLambdas(outDir: string = DEFAULT_BUNDLE_DIR): Promis
     handlers.map(async (handler) => {
       const file = path.join(outDir, `${handler}.js`);
       await build(esbuildOptions(handlerEntry(handler), file));
+      if (DEPLOYED_ROUTES.some((r) => r.re2 && r.handler === handler)) fs.copyFileSync(RE2_WASM_FILE, path.join(path.dirname(file), RE2_WASM_NAME));
       return { handler, file, bytes: fs.statSync(file).size };
     }),
   );

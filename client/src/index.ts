@@ -22,8 +22,10 @@ import type {
   WebhookList,
   WebhookTestQueued,
 } from './types.js';
+import type { ExpectNoMessageOptions, WaitForOptions, WaitMessages } from './wait-types.js';
 
 export type * from './types.js';
+export type * from './wait-types.js';
 
 /** An answer in the API's error format: `status` is the HTTP status, `message` the API's own words. */
 export class TempMailApiError extends Error {
@@ -33,6 +35,8 @@ export class TempMailApiError extends Error {
     readonly requestId?: string,
     /** Seconds, from the answer's Retry-After (429 and 503). */
     readonly retryAfter?: number,
+    /** The error object's other fields: a wait's `near_misses` (408), the `message_id` or `message_ids` a 409 names. */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = 'TempMailApiError';
@@ -235,6 +239,38 @@ export class TempMailClient {
     }
   }
 
+  /**
+   * Waits up to `timeout` seconds (any length, default 20) until `count` messages (default 1) match the conditions,
+   * and resolves with the oldest `count` of them in full. The server holds each request at most 25 s; this repeats it
+   * until the time is up, then throws the last TempMailApiError 408, whose `details.near_misses` lists the latest
+   * messages that did not match and why. `exact`: more than `count` matching throws 409.
+   */
+  async waitFor(inboxId: string, options: WaitForOptions = {}): Promise<WaitMessages> {
+    const { timeout = DEFAULT_WAIT_SECONDS, ...body } = options;
+    const deadline = Date.now() + timeout * 1000;
+    for (;;) {
+      const hold = Math.max(1, Math.min(MAX_WAIT_SECONDS_PER_REQUEST, Math.ceil((deadline - Date.now()) / 1000)));
+      try {
+        return await this.json<WaitMessages>('POST', `/v1/inboxes/${segment(inboxId)}/messages/wait`, { body: { ...body, timeout: hold }, extraTimeoutMs: hold * 1000 });
+      } catch (error) {
+        if (!(error instanceof TempMailApiError && error.status === 408) || deadline - Date.now() < 1000) throw error;
+      }
+    }
+  }
+
+  /**
+   * Resolves when no message matches the conditions for `timeout` seconds (any length, default 20); throws
+   * TempMailApiError 409 naming the message (`details.message_id`) as soon as one does. "Nothing was sent."
+   */
+  async expectNoMessage(inboxId: string, options: ExpectNoMessageOptions = {}): Promise<void> {
+    const { timeout = DEFAULT_WAIT_SECONDS, ...body } = options;
+    const deadline = Date.now() + timeout * 1000;
+    while (deadline - Date.now() >= 1000) {
+      const hold = Math.min(MAX_WAIT_SECONDS_PER_REQUEST, Math.floor((deadline - Date.now()) / 1000));
+      await this.request('POST', `/v1/inboxes/${segment(inboxId)}/messages/wait`, { body: { ...body, none: true, timeout: hold }, extraTimeoutMs: hold * 1000 });
+    }
+  }
+
   listDomains(): Promise<Domains> {
     return this.json('GET', '/v1/domains');
   }
@@ -317,12 +353,16 @@ export class TempMailClient {
     const retryAfterHeader = res.headers.get('retry-after');
     const retryAfter = retryAfterHeader && /^\d+$/.test(retryAfterHeader) ? Number(retryAfterHeader) : undefined;
     let message = `HTTP ${res.status}`;
+    let details: Record<string, unknown> = {};
     try {
-      const body = (await res.json()) as { error?: { message?: string } };
-      if (body.error?.message) message = body.error.message;
+      const body = (await res.json()) as { error?: { message?: string; code?: unknown } };
+      if (body.error?.message) {
+        message = body.error.message;
+        details = Object.fromEntries(Object.entries(body.error).filter(([name]) => name !== 'code' && name !== 'message'));
+      }
     } catch {
       // not the error format: keep the status line
     }
-    throw new TempMailApiError(res.status, message, requestId, retryAfter);
+    throw new TempMailApiError(res.status, message, requestId, retryAfter, details);
   }
 }

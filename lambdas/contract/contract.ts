@@ -4,6 +4,7 @@
  */
 import type { ZodMiniType as ZodType } from 'zod/mini';
 import * as s from './schemas';
+import * as w from './wait-schemas';
 
 export interface RouteContract {
   params?: ZodType;
@@ -14,6 +15,8 @@ export interface RouteContract {
   status: number;
   /** A second success: 202 when the work was cut short by the request's time and a repeat goes on (emptyInbox). */
   unfinishedStatus?: 202;
+  /** Answers beside the success and the common errors, each with when (the OpenAPI document lists them). */
+  otherResponses?: Readonly<Record<number, { description: string; schema?: ZodType }>>;
   auth?: boolean;
 }
 
@@ -25,6 +28,18 @@ export const CONTRACT = {
   emptyInbox: { params: s.InboxPath, query: s.NoQuery, response: s.InboxEmptied, status: 200, unfinishedStatus: 202 },
   listMessages: { params: s.InboxPath, query: s.ListMessagesQuery, response: s.MessageList, status: 200 },
   waitForMessage: { params: s.InboxPath, query: s.WaitQuery, response: s.WaitResult, status: 200 },
+  waitForMessages: {
+    params: s.InboxPath,
+    query: s.NoQuery,
+    body: w.WaitRequest,
+    response: w.WaitMessages,
+    status: 200,
+    otherResponses: {
+      204: { description: 'none: no message matched within the timeout' },
+      408: { description: 'the timeout passed before count messages matched: what arrived, and near misses', schema: w.WaitTimedOut },
+      409: { description: 'none: a message matched (named); exact: more than count match (all named)', schema: w.WaitConflict },
+    },
+  },
   getMessage: { params: s.MessagePath, query: s.NoQuery, response: s.Message, status: 200 },
   deleteMessage: { params: s.MessagePath, query: s.NoQuery, response: s.Deleted, status: 200 },
   getRawMessage: { params: s.MessagePath, query: s.NoQuery, response: 'redirect', status: 302 },

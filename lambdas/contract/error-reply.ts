@@ -34,13 +34,13 @@ const unavailableDependency = (error: unknown): string | undefined =>
   (error as Error | undefined)?.name === 'DependencyUnavailable' ? String((error as { dependency?: unknown }).dependency ?? 'a dependency') : undefined;
 
 export function errorReply(error: unknown, requestId: string): ErrorReply {
-  const reply = (status: number, message: string, extra: Record<string, string>, log: ErrorReply['log']) => ({
+  const reply = (status: number, message: string, extra: Record<string, string>, log: ErrorReply['log'], details?: Record<string, unknown>) => ({
     status,
     headers: { ...ERROR_HEADERS, 'X-Request-Id': requestId, ...extra },
-    body: JSON.stringify(errorBody(status, message)),
+    body: JSON.stringify(errorBody(status, message, details)),
     log,
   });
-  if (error instanceof ApiError) return reply(error.status, error.message, error.headers, 'none');
+  if (error instanceof ApiError) return reply(error.status, error.message, error.headers, 'none', error.details);
   const dependency = unavailableDependency(error);
   if (dependency !== undefined) {
     return { ...reply(503, `service temporarily unavailable (${dependency}); retry shortly. request id ${requestId}`, { 'Retry-After': '1' }, 'warn'), dependency };

@@ -79,6 +79,15 @@ const OPERATIONS: Record<Exclude<OperationName, 'getViewer' | 'getViewerAsset'>,
       'Message summaries, newest first, a page of `limit` at a time; `next_cursor` is present while more remain and is passed ' +
       "back as `cursor`. `total` is the inbox's whole count.",
   },
+  waitForMessages: {
+    tag: 'Messages',
+    description:
+      'Long-polls like the GET form, with conditions a test author states: each `{field, op, value}` (`contains`, `equals` or an ' +
+      'RE2 `regex`), combined with `match` all or any. 200 `{"messages": [...]}` once `count` messages match (the oldest, in ' +
+      'full); `exact` makes more than `count` a 409. `none: true` is the negative form: 204 when nothing matched for the whole ' +
+      '`timeout`, 409 naming the message as soon as one does. A timeout is 408 in the error format with `near_misses`: the ' +
+      'latest messages that did not match, each with the conditions it failed and the value it held. A bad pattern is 400.',
+  },
   waitForMessage: {
     tag: 'Messages',
     description:
@@ -210,6 +219,16 @@ export function openApiDocument(domains: string[]) {
           contract.response === 'redirect'
             ? { description: 'a redirect to a download link of the content (a pre-signed URL, valid for minutes)', headers: { ...requestIdHeader(true), Location: { required: true, schema: { type: 'string', format: 'uri' } } } }
             : { description: 'success', headers: requestIdHeader(true), content: successContent(route, contract) },
+        ...Object.fromEntries(
+          Object.entries(contract.otherResponses ?? {}).map(([status, other]) => [
+            status,
+            {
+              description: other.description,
+              headers: requestIdHeader(true),
+              ...(other.schema ? { content: { 'application/json': { schema: { $ref: `#/components/schemas/${z.globalRegistry.get(other.schema)?.id}` } } } } : {}),
+            },
+          ]),
+        ),
         ...(contract.unfinishedStatus
           ? { [String(contract.unfinishedStatus)]: { description: 'not finished within the request\'s time: repeat the request to go on', headers: requestIdHeader(true), content: successContent(route, contract) } }
           : {}),

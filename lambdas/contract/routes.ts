@@ -22,6 +22,7 @@ const TABLE = [
   { name: 'emptyInbox', method: 'DELETE', path: '/v1/inboxes/{inbox_id}/messages', auth: true, summary: 'Delete every message of an inbox and keep the inbox' },
   { name: 'listMessages', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages', auth: true, summary: 'List messages, newest first' },
   { name: 'waitForMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/wait', auth: true, summary: 'Wait for a message to arrive' },
+  { name: 'waitForMessages', method: 'POST', path: '/v1/inboxes/{inbox_id}/messages/wait', auth: true, summary: 'Wait for messages matching conditions, or for none' },
   { name: 'getMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}', auth: true, summary: 'Get a full message' },
   { name: 'deleteMessage', method: 'DELETE', path: '/v1/inboxes/{inbox_id}/messages/{message_id}', auth: true, summary: 'Delete one message' },
   { name: 'getRawMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}/raw', auth: true, summary: 'Get the original MIME message' },

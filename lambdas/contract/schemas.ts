@@ -18,8 +18,8 @@ import { DEFAULT_PAGE_SIZE, MAX_FILTER_SCAN_ITEMS, MAX_PAGE_SIZE, MAX_WAIT_SECON
 z.config(en());
 
 /** Names a schema in the OpenAPI document's components (and describes it). */
-const named = <T extends z.ZodMiniType>(schema: T, id: string, description?: string): T => schema.check(z.meta({ id, ...(description ? { description } : {}) }));
-const described = <T extends z.ZodMiniType>(schema: T, description: string): T => schema.check(z.meta({ description }));
+export const named = <T extends z.ZodMiniType>(schema: T, id: string, description?: string): T => schema.check(z.meta({ id, ...(description ? { description } : {}) }));
+export const described = <T extends z.ZodMiniType>(schema: T, description: string): T => schema.check(z.meta({ description }));
 /** Counts and sizes: whole and never negative. */
 const count = () => z.int().check(z.gte(0));
 

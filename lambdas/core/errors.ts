@@ -4,6 +4,8 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** Fields the error object carries beside code and message (a wait's `near_misses`, the message a 409 names). */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -11,10 +13,10 @@ export class ApiError extends Error {
 }
 
 export interface ErrorBody {
-  error: { code: number; message: string };
+  error: { code: number; message: string } & Record<string, unknown>;
 }
 
-export const errorBody = (status: number, message: string): ErrorBody => ({ error: { code: status, message } });
+export const errorBody = (status: number, message: string, details: Record<string, unknown> = {}): ErrorBody => ({ error: { code: status, message, ...details } });
 
 export const badRequest = (message: string) => new ApiError(400, message);
 export const unauthorized = (message: string) => new ApiError(401, message);

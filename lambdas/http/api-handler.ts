@@ -120,7 +120,8 @@ export function apiHandler<P = Record<string, never>, Q = Record<string, never>,
       if ('redirect' in result) {
         return { statusCode: result.status, headers: { Location: result.redirect, 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...cors() }, body: '' };
       }
-      return { statusCode: result.status, headers: jsonHeaders(requestId, result.headers), body: JSON.stringify(result.json) };
+      // 204: no content, as HTTP has it (a JSON body would break clients that trust the status).
+      return { statusCode: result.status, headers: jsonHeaders(requestId, result.headers), body: result.status === 204 ? '' : JSON.stringify(result.json) };
     } catch (error) {
       return errorResponse(error, requestId);
     }

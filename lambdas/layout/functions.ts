@@ -54,6 +54,8 @@ export interface RouteFunction {
   timeoutSeconds?: number;
   /** Holds its function for seconds while it waits: its concurrency is capped (TempMailService's concurrency). */
   longPoll?: true;
+  /** Runs RE2 (core/wait-conditions.ts): its bundle carries re2-wasm's WebAssembly file beside it (lib/re2-asset.ts). */
+  re2?: true;
 }
 
 export const ROUTE_FUNCTIONS: Readonly<Record<RouteName, RouteFunction>> = {
@@ -66,6 +68,8 @@ export const ROUTE_FUNCTIONS: Readonly<Record<RouteName, RouteFunction>> = {
   emptyInbox: { handler: 'api/empty-inbox', access: ['table:get', 'table:query', 'table:update', 'table:delete', 'bucket:list', 'bucket:delete'], timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS },
   listMessages: { handler: 'api/list-messages', access: ['table:get', 'table:query'] },
   waitForMessage: { handler: 'api/wait-for-message', access: ['table:get', 'table:query', 'bucket:read'], timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS, longPoll: true },
+  // As the GET form: the inbox, its messages since `after`, each message's item and (for large ones) body object.
+  waitForMessages: { handler: 'api/wait-for-messages', access: ['table:get', 'table:query', 'bucket:read'], timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS, longPoll: true, re2: true },
   getMessage: { handler: 'api/get-message', access: ['table:get', 'bucket:read'] },
   deleteMessage: { handler: 'api/delete-message', access: ['table:get', 'table:update', 'table:delete', 'bucket:list', 'bucket:delete'] },
   getRawMessage: { handler: 'api/get-raw-message', access: ['table:get', 'bucket:read'] },

@@ -8,10 +8,11 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS, TempMailApiError, type TempMailClient, type Message, type MessageSummary } from 'tempmail-client';
 import { Cuts, fenced, OUTPUT_LIMITS, sliceBody, UNTRUSTED_NOTICE } from './fence';
+import { registerWaitTools } from './wait-tools';
 
 export { UNTRUSTED_NOTICE };
 
-function ok(text: string, structured: Record<string, unknown>): CallToolResult {
+export function ok(text: string, structured: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
@@ -24,7 +25,7 @@ function failure(error: unknown): CallToolResult {
 }
 
 /** Runs a tool body; any error becomes an isError result instead of a protocol error. */
-async function tool(body: () => Promise<CallToolResult>): Promise<CallToolResult> {
+export async function tool(body: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await body();
   } catch (error) {
@@ -45,14 +46,14 @@ interface Reading {
   offset: number;
   maxChars: number;
 }
-const DEFAULT_READING: Reading = { format: 'text', offset: 0, maxChars: OUTPUT_LIMITS.bodyChars };
+export const DEFAULT_READING: Reading = { format: 'text', offset: 0, maxChars: OUTPUT_LIMITS.bodyChars };
 
 /**
  * One message for an agent: its text (sender-written fields and the body inside a fresh fence, then what was cut)
  * and its structured form (fields clipped as in the text, the body not repeated: `parts` says which characters the
  * text shows and where the next ones start).
  */
-function messageOutput(m: Message, reading: Reading) {
+export function messageOutput(m: Message, reading: Reading) {
   const cuts = new Cuts();
   const from_name = m.from_name === null ? null : cuts.field('from name', m.from_name);
   const from = cuts.field('from address', m.from);
@@ -142,7 +143,7 @@ const summaryShape = {
     .describe('The SMTP envelope: to is the address the mail was delivered for, as sent (with its +tag); from is MAIL FROM'),
 } satisfies { [K in keyof MessageSummary]-?: z.ZodType<MessageSummary[K]> };
 
-const messageShape = {
+export const messageShape = {
   ...summaryShape,
   to: z.string(),
   attachments: z.array(z.object({ id: z.string(), filename: z.string().nullable(), content_type: z.string(), size: z.number(), download_url: z.string().nullable() })),
@@ -159,7 +160,7 @@ const messageShape = {
   headers: z.array(z.object({ name: z.string(), value: z.string() })).optional(),
 };
 
-const inboxId = z.string().describe('The inbox id, e.g. inbox_…, as returned by create_inbox');
+export const inboxId = z.string().describe('The inbox id, e.g. inbox_…, as returned by create_inbox');
 const messageId = z.string().describe('The message id, e.g. msg_…, as returned by list_messages or wait_for_message');
 
 export function createServer(client: TempMailClient): McpServer {
@@ -389,5 +390,6 @@ export function createServer(client: TempMailClient): McpServer {
     }),
   );
 
+  registerWaitTools(server, client);
   return server;
 }

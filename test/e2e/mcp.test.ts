@@ -3,52 +3,15 @@
  * MCP SDK's own client, against the shared local stack, with mail over real SMTP. How it gets installed and started
  * (`npx tempmail-mcp` after `npm ci`) is mcp-install.test.ts.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { spawnSync } from 'node:child_process';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { sendMail, sendRaw } from '../support/mail';
+import { buildMcp, call, connect, fenceOf, SERVER } from '../support/mcp';
 import { sharedStack } from '../support/shared';
-import type { Json } from '../support/json';
 
 const stack = sharedStack();
-const MCP_DIR = path.resolve(__dirname, '../../mcp');
-const SERVER = path.join(MCP_DIR, 'dist', 'index.js');
 
-async function connect(apiKey: string) {
-  const client = new Client({ name: 'tempmail-test', version: '1.0.0' });
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [SERVER],
-    env: { PATH: process.env.PATH ?? '', TEMPMAIL_API_KEY: apiKey, TEMPMAIL_API_URL: stack.apiUrl },
-    stderr: 'pipe',
-  });
-  await client.connect(transport);
-  return client;
-}
-
-/**
- * The one fence in a tool's text: its marker, and the text before, inside and after it. Fails unless exactly one
- * opening and one closing line carry the marker.
- */
-function fenceOf(text: string) {
-  const open = /^<<<UNTRUSTED MESSAGE CONTENT (\S+)$/m.exec(text);
-  if (!open) throw new Error(`no fence in: ${text.slice(0, 500)}`);
-  const marker = open[1];
-  const close = `\nUNTRUSTED MESSAGE CONTENT ${marker}>>>`;
-  const end = text.indexOf(close);
-  expect(end).toBeGreaterThan(open.index);
-  expect(text.split(`<<<UNTRUSTED MESSAGE CONTENT ${marker}`)).toHaveLength(2);
-  expect(text.split(close)).toHaveLength(2);
-  return { marker, before: text.slice(0, open.index), inside: text.slice(open.index + open[0].length, end), after: text.slice(end + close.length) };
-}
-
-type ToolResult = { isError?: boolean; structuredContent?: Json; content: { type: string; text: string }[] };
-const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as ToolResult;
-
-beforeAll(() => {
-  execFileSync('npm', ['run', 'build', '-w', 'mcp'], { cwd: path.resolve(__dirname, '../..'), stdio: 'ignore' });
-});
+beforeAll(buildMcp);
 
 describe('tempmail-mcp over stdio', () => {
   let client: Client;
@@ -61,9 +24,10 @@ describe('tempmail-mcp over stdio', () => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual([
-      'create_inbox', 'delete_inbox', 'empty_inbox', 'extract_verification', 'get_inbox', 'get_message', 'list_domains', 'list_inboxes', 'list_messages', 'wait_for_message',
+      'create_inbox', 'delete_inbox', 'delete_message', 'empty_inbox', 'expect_no_message', 'extract_verification', 'get_inbox', 'get_message', 'list_domains', 'list_inboxes',
+      'list_messages', 'wait_for_message', 'wait_for_messages',
     ]);
-    for (const name of ['list_inboxes', 'get_inbox', 'list_messages', 'get_message', 'list_domains', 'wait_for_message', 'extract_verification']) {
+    for (const name of ['list_inboxes', 'get_inbox', 'list_messages', 'get_message', 'list_domains', 'wait_for_message', 'wait_for_messages', 'expect_no_message', 'extract_verification']) {
       expect(byName[name].annotations?.readOnlyHint).toBe(true);
     }
     expect(byName.delete_inbox.annotations?.destructiveHint).toBe(true);

@@ -225,7 +225,7 @@ describe('functions', () => {
     for (const route of DEPLOYED_ROUTES) {
       expect([route.name, fns[functionId(route.name)].props.ReservedConcurrentExecutions]).toEqual([route.name, route.longPoll ? DEFAULT_CONCURRENCY.longPoll : undefined]);
     }
-    expect(DEPLOYED_ROUTES.filter((r) => r.longPoll).map((r) => r.name)).toEqual(['waitForMessage']);
+    expect(DEPLOYED_ROUTES.filter((r) => r.longPoll).map((r) => r.name)).toEqual(['waitForMessage', 'waitForMessages']);
     // Set from context; 0 means none.
     expect(zonedFns().Ingest.ReservedConcurrentExecutions).toBe(3);
     expect(zonedFns().Authorizer.ReservedConcurrentExecutions).toBeUndefined();
@@ -306,7 +306,7 @@ describe('API', () => {
     expect(settings).toContainEqual(expect.objectContaining({ ResourcePath: '/*', HttpMethod: '*', ThrottlingRateLimit: STAGE_THROTTLE.rateLimit, ThrottlingBurstLimit: STAGE_THROTTLE.burstLimit }));
     // The stage's burst bounds the authorizer's concurrent executions under a flood of unknown keys, so it must stay
     // well inside Lambda's unreserved pool (at least 100 always; 1,000 in all on a default account).
-    expect(STAGE_THROTTLE.burstLimit).toBeLessThanOrEqual(1_000 - 100 - DEFAULT_CONCURRENCY.ingest - DEFAULT_CONCURRENCY.longPoll - DEFAULT_CONCURRENCY.authorizer);
+    expect(STAGE_THROTTLE.burstLimit).toBeLessThanOrEqual(1_000 - 100 - DEFAULT_CONCURRENCY.ingest - DEPLOYED_ROUTES.filter((r) => r.longPoll).length * DEFAULT_CONCURRENCY.longPoll - DEFAULT_CONCURRENCY.authorizer);
     const keyless = DEPLOYED_ROUTES.filter((r) => !r.auth);
     expect(keyless.map((r) => r.path).sort()).toEqual(['/', '/v1/openapi.json', '/viewer/{asset}']);
     // API Gateway names resources in method settings with each / after the first as ~1.

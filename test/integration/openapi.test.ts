@@ -201,6 +201,11 @@ it('answers every success as declared', async () => {
   const waited = JSON.parse((await call(op('waitForMessage'), 200, { ids: { inbox }, query: '?timeout=10' })).text);
   const message = waited.message.id as string;
   await call(op('waitForMessage'), 200, { ids: { inbox }, query: `?timeout=1&after=${message}` }); // timed out
+  const body = (conditions: unknown) => JSON.stringify({ conditions: [conditions], timeout: 1 });
+  await call(op('waitForMessages'), 200, { ids: { inbox }, body: body({ field: 'subject', op: 'contains', value: 'openapi' }) });
+  await call(op('waitForMessages'), 408, { ids: { inbox }, body: body({ field: 'subject', op: 'contains', value: 'absent' }) });
+  await call(op('waitForMessages'), 204, { ids: { inbox }, body: JSON.stringify({ none: true, conditions: [{ field: 'subject', op: 'contains', value: 'absent' }], timeout: 1 }) });
+  await call(op('waitForMessages'), 409, { ids: { inbox }, body: JSON.stringify({ none: true, timeout: 1 }) });
   await call(op('getInbox'), 200, { ids: { inbox } });
   await call(op('listMessages'), 200, { ids: { inbox }, query: '?limit=1' });
   await call(op('getMessage'), 200, { ids: { inbox, message } });
@@ -293,7 +298,7 @@ describe('below the free-space headroom', () => {
 
   it('answers 507 as declared', async () => {
     const writes = operations.filter((x) => declares(x, 507));
-    expect(writes.map((o) => o.method).sort()).toEqual(['POST', 'POST', 'POST']);
+    expect(writes.map((o) => o.method).sort()).toEqual(['POST', 'POST', 'POST', 'POST']);
     for (const o of writes) await call(o, 507, { baseUrl: own.apiUrl, key: own.keys.enterprise, body: '{}' });
   }, 60_000);
 });

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type * as client from '../../client/src';
 import type * as schemas from '../../lambdas/contract/schemas';
 import type * as views from '../../lambdas/contract/views';
+import type * as waitSchemas from '../../lambdas/contract/wait-schemas';
 import type * as limits from '../../lambdas/core/limits';
 import type * as inbox from '../../lambdas/core/inbox';
 import type * as model from '../../lambdas/core/model';
@@ -34,6 +35,9 @@ const proofs: Record<string, true> = {
   WebhookDeliveries: true satisfies Same<client.WebhookDeliveries, z.infer<typeof schemas.WebhookDeliveries>>,
   CreateWebhookInput: true satisfies Same<client.CreateWebhookInput, z.input<typeof schemas.CreateWebhookBody>>,
   Verdict: true satisfies Same<client.Verdict, model.Verdict>,
+  WaitRequest: true satisfies Same<client.WaitRequest, z.input<typeof waitSchemas.WaitRequest>>,
+  WaitMessages: true satisfies Same<client.WaitMessages, z.infer<typeof waitSchemas.WaitMessages>>,
+  NearMiss: true satisfies Same<client.NearMiss, z.infer<typeof waitSchemas.NearMiss>>,
 };
 
 /**
