@@ -34,6 +34,10 @@ it('carries in each bundle only the adapters its function uses (lambdas/app/)', 
   const withParser = built.filter((b) => carries(b.file, 'mailparser took longer than')).map((b) => b.handler);
   expect(withSqlite).toEqual([]);
   expect(withParser).toEqual([INGEST_HANDLER]);
+  // RE2 (its loader names its WebAssembly file) only where a route says `re2`, and its file beside it.
+  const withRe2 = built.filter((b) => carries(b.file, 're2.wasm')).map((b) => b.handler);
+  expect(withRe2).toEqual(DEPLOYED_ROUTES.filter((r) => r.re2).map((r) => r.handler));
+  for (const handler of withRe2) expect(fs.existsSync(path.join(bundleDir, path.dirname(handler), 're2.wasm'))).toBe(true);
 });
 
 it('serves the API and ingests mail from the deployed bundles', async () => {
@@ -51,6 +55,9 @@ it('serves the API and ingests mail from the deployed bundles', async () => {
     return body.messages?.length === 1 ? body : null;
   }, 15_000, 'the message');
   const full = (await api('GET', `/v1/inboxes/${inbox.id}/messages/${list.messages[0].id}`)).body;
+  // A regex condition runs RE2 from the WebAssembly file copied beside the wait's bundle (lib/re2-asset.ts).
+  const waited = await api('POST', `/v1/inboxes/${inbox.id}/messages/wait`, { conditions: [{ field: 'subject', op: 'regex', value: '^Your code is \\d{6}$' }], timeout: 5 });
+  expect(waited.body.messages?.[0]?.id).toBe(list.messages[0].id);
   expect(full.codes).toEqual(['246810']);
   expect(await (await fetch(full.attachments[0].download_url)).text()).toBe('attached');
   expectError(await http(stack.apiUrl, 'bad')('GET', '/v1/domains'), 401);

@@ -142,8 +142,10 @@ const GRANTS: Record<string, string[]> = {
   // Reads the inbox, lists a batch of its messages, deletes each with the count in one transaction and its objects.
   EmptyInboxFunction: ['dynamodb:DeleteItem table', 'dynamodb:GetItem table', 'dynamodb:Query table', 'dynamodb:UpdateItem table', 's3:DeleteObject bucket inboxes/*', LIST_INBOXES],
   ListMessagesFunction: ['dynamodb:GetItem table', 'dynamodb:Query table'],
-  // Polls the messages since the cursor, then reads the message and its body object (a missing one is 404: ListBucket).
+  // Polls the messages since the cursor, then reads the message and its body object (a missing one is 404: ListBucket);
+  // the POST form (conditions) the same.
   WaitForMessageFunction: ['dynamodb:GetItem table', 'dynamodb:Query table', 's3:GetObject bucket inboxes/*', LIST_INBOXES],
+  WaitForMessagesFunction: ['dynamodb:GetItem table', 'dynamodb:Query table', 's3:GetObject bucket inboxes/*', LIST_INBOXES],
   GetMessageFunction: ['dynamodb:GetItem table', 's3:GetObject bucket inboxes/*', LIST_INBOXES],
   // Reads inbox and message, deletes the message and decrements the count in one transaction, deletes its objects.
   DeleteMessageFunction: ['dynamodb:DeleteItem table', 'dynamodb:GetItem table', 'dynamodb:UpdateItem table', 's3:DeleteObject bucket inboxes/*', LIST_INBOXES],
@@ -213,7 +215,7 @@ describe('functions', () => {
     for (const route of DEPLOYED_ROUTES) expect([route.name, fns[functionId(route.name)].props.Timeout]).toEqual([route.name, expect.any(Number)]);
     for (const route of DEPLOYED_ROUTES) expect(fns[functionId(route.name)].props.Timeout).toBeLessThanOrEqual(27);
     expect(fns.Authorizer.props.Timeout).toBeLessThan(API_GATEWAY_TIMEOUT_SECONDS);
-    expect(fns.WaitForMessageFunction.props.Timeout).toBe(27);
+    expect([fns.WaitForMessageFunction.props.Timeout, fns.WaitForMessagesFunction.props.Timeout]).toEqual([27, 27]);
   });
 
   it('reserves concurrency for ingest, caps the long-poll function, and puts no ceiling on the authorizer; nothing else', () => {
@@ -222,9 +224,7 @@ describe('functions', () => {
     // A reservation is a ceiling: a flood of unknown keys that reached it turned every key check into a 500. The
     // stage throttle bounds the authorizer instead (the API tests below).
     expect(fns.Authorizer.props.ReservedConcurrentExecutions).toBeUndefined();
-    for (const route of DEPLOYED_ROUTES) {
-      expect([route.name, fns[functionId(route.name)].props.ReservedConcurrentExecutions]).toEqual([route.name, route.longPoll ? DEFAULT_CONCURRENCY.longPoll : undefined]);
-    }
+    for (const route of DEPLOYED_ROUTES) expect([route.name, fns[functionId(route.name)].props.ReservedConcurrentExecutions]).toEqual([route.name, route.longPoll ? DEFAULT_CONCURRENCY.longPoll : undefined]);
     expect(DEPLOYED_ROUTES.filter((r) => r.longPoll).map((r) => r.name)).toEqual(['waitForMessage', 'waitForMessages']);
     // Set from context; 0 means none.
     expect(zonedFns().Ingest.ReservedConcurrentExecutions).toBe(3);
