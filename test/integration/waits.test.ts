@@ -146,6 +146,12 @@ describe('holding the request', () => {
     expect(loud.status).toBe(409);
     expect(loud.body.error).toEqual({ code: 409, message: expect.stringMatching(/^expected no matching message, but msg_\w+ \(subject "Reset your password"\) matches$/), message_id: expect.stringMatching(/^msg_/) });
   });
+
+  it("tests the text of a large message, whose detail is kept in the message's body object (S3 on AWS)", async () => {
+    const inbox = await inboxWith(1, (email) => [{ to: email, subject: 'large', text: `${'filler line\n'.repeat(15_000)}the marker at the end` }]);
+    const reply = await wait(inbox.id, { conditions: [{ field: 'text', op: 'contains', value: 'marker at the end' }], timeout: 5 });
+    expect(reply.body.messages?.map((m: Json) => m.subject)).toEqual(['large']);
+  });
 });
 
 describe('through the typed client', () => {
