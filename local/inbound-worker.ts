@@ -114,15 +114,18 @@ export class InboundWorker {
         async () => {
           const raw = mail.raw ?? (place && spool ? await spool.read(place) : undefined);
           mail.raw = undefined;
-          const outcomes = await ingestInbound(ctx, envelope, raw);
+          const outcomes = await this.reservations.whileStoring(async () => {
+            const outcomes = await ingestInbound(ctx, envelope, raw);
+            // Once stored, the store's day count includes the mail: its reservation goes at once.
+            stored();
+            return outcomes;
+          });
           for (const o of outcomes) {
             if (o.degraded) log(`[smtp] ${envelope.mailId} stored degraded as ${o.messageId}: ${o.degraded}`);
             else if (o.outcome !== 'stored' && o.outcome !== 'duplicate') log(`[smtp] ${envelope.mailId} for ${o.recipient} dropped (${o.outcome})`);
             else if (this.options.logEachMail) log(`[smtp] ${envelope.mailId} for ${o.recipient}: ${o.outcome} as ${o.messageId}`);
           }
           this.counts.stored++;
-          // Once stored, the store's day count includes the mail: its reservation goes at once.
-          stored();
         },
       ],
       ['clean-up', async () => (place && spool ? spool.stored(place) : finishInbound(ctx, envelope))],

@@ -146,8 +146,11 @@ export async function admitRecipient(
   const found = await liveInbox(ctx, address);
   const inbox = typeof found === 'string' && options.catchAllFor ? await catchAllInbox(ctx, options.catchAllFor, address) : found;
   if (typeof inbox === 'string') return inbox;
-  if (!((await underLimit(ctx, inbox, 1, reservations)) && (await inboxesUnderCap(ctx, [inbox], reservations)))) return 'quota';
-  return (await underStorage(ctx, inbox, 0, reservations)) ? 'ok' : 'storage';
+  const room = async (): Promise<Admission> => {
+    if (!((await underLimit(ctx, inbox, 1, reservations)) && (await inboxesUnderCap(ctx, [inbox], reservations)))) return 'quota';
+    return (await underStorage(ctx, inbox, 0, reservations)) ? 'ok' : 'storage';
+  };
+  return reservations.recheckedAfterStoring(room);
 }
 
 /**
@@ -193,8 +196,12 @@ export async function admitMail(
   const day = utcDay(ctx.now());
   for (const [account, inboxes] of byAccount) {
     const reserved = await reservations.locked(account, async () => {
-      if (!((await underLimit(ctx, inboxes[0], inboxes.length, reservations)) && (await inboxesUnderCap(ctx, inboxes, reservations)))) return 'quota' as const;
-      if (!(await underStorage(ctx, inboxes[0], bound * inboxes.length, reservations))) return 'storage' as const;
+      const room = async () => {
+        if (!((await underLimit(ctx, inboxes[0], inboxes.length, reservations)) && (await inboxesUnderCap(ctx, inboxes, reservations)))) return 'quota' as const;
+        return (await underStorage(ctx, inboxes[0], bound * inboxes.length, reservations)) ? ('ok' as const) : ('storage' as const);
+      };
+      const verdict = await reservations.recheckedAfterStoring(room);
+      if (verdict !== 'ok') return verdict;
       const units = reservations.add(new Map([[account, inboxes.length], ...inboxes.map((i) => [inboxUnit(i), 1] as [string, number])]), day);
       const bytes = reservations.add(new Map([[storageUnit(account), bound * inboxes.length]]), STORAGE_SPAN);
       return { release: () => (units.release(), bytes.release()) };

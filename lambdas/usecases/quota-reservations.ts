@@ -8,9 +8,13 @@
  * that would go past it, however many sessions race. Check and reserve run under one lock per account, and a
  * reservation is released once ingest has stored the mail (when the store's own count has taken it over).
  */
+/** How long a refusing check waits for the mail being stored to land before it counts again. */
+const STORING_SETTLE_MS = 5_000;
+
 export class QuotaReservations {
   private readonly held = new Map<string, number>();
   private readonly locks = new Map<string, Promise<void>>();
+  private readonly storing = new Set<Promise<void>>();
 
   count(accountId: string, day: string): number {
     return this.held.get(`${accountId}|${day}`) ?? 0;
@@ -46,5 +50,44 @@ export class QuotaReservations {
         }
       },
     };
+  }
+
+  /**
+   * Runs the ingest that stores reserved mail and then releases its reservation. While it runs, the store's count may
+   * already include the mail while the reservation still holds it: counted twice, so a check then can refuse mail that
+   * fits (a spurious 452, seen under load on DynamoDB Local). A check that refuses counts again after it (recheckedAfterStoring).
+   */
+  async whileStoring<T>(work: () => Promise<T>): Promise<T> {
+    const run = work();
+    const settled = run.then(() => undefined, () => undefined);
+    this.storing.add(settled);
+    try {
+      return await run;
+    } finally {
+      this.storing.delete(settled);
+    }
+  }
+
+  /**
+   * `check` ('ok' or a refusal) counted again, when it refuses, once the mail being stored meanwhile has landed: a
+   * limit really reached refuses twice; a mail counted twice (in the store and still reserved) does not.
+   */
+  async recheckedAfterStoring<T extends string>(check: () => Promise<T>): Promise<T> {
+    const verdict = await check();
+    if (verdict === 'ok' || !(await this.storedInFlight(STORING_SETTLE_MS))) return verdict;
+    return check();
+  }
+
+  /**
+   * Waits until the ingests storing now have returned (at most `withinMs`: a stalled store does not hold the check), and
+   * says whether there were any: if so, a refusal may have counted a mail twice and is worth checking again.
+   */
+  private async storedInFlight(withinMs: number): Promise<boolean> {
+    if (this.storing.size === 0) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, withinMs)));
+    await Promise.race([Promise.all([...this.storing]), bound]);
+    clearTimeout(timer);
+    return true;
   }
 }

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { appConfig } from '../../lambdas/config/app-config';
+import { utcDay } from '../../lambdas/core/inbox';
 import type { Caller } from '../../lambdas/core/model';
 import { blobKeys } from '../../lambdas/core/ports';
 import { appContext } from '../../lambdas/app/context';
@@ -206,6 +207,38 @@ it('reserves the daily limit before the 250: exactly the limit is admitted, howe
   expect(await admitRecipient(ctx, inbox.email, reservations)).toBe('ok');
   expect(await admitRecipient(ctx, 'someone@elsewhere.example', reservations)).toBe('not-our-domain');
   expect(await admitRecipient(ctx, 'nobody-here@tempmail.local', reservations)).toBe('unknown-inbox');
+});
+
+it('does not count a mail twice while it is being stored (in the store and still reserved): the last mail of the day fits', async () => {
+  const dev: Caller = { account_id: 'acct_dev_storing', plan: 'dev' }; // 3 mails a day in this config
+  const inbox = await createInbox(ctx, dev, {});
+  const reservations = new QuotaReservations();
+  const store = async (reservation: { release(): void }, gate?: Promise<void>) => {
+    const mail = envelope([inbox.email]);
+    await acceptInbound(ctx, mail, Buffer.from('Subject: counted once\r\n\r\nx\r\n'));
+    await reservations.whileStoring(async () => {
+      expect((await ingestInbound(ctx, mail))[0].outcome).toBe('stored');
+      await gate; // stored, not yet released: the window in which the store's count and the reservation both hold it
+      reservation.release();
+    });
+  };
+  const first = await admitMail(ctx, [inbox.email], reservations);
+  const second = await admitMail(ctx, [inbox.email], reservations);
+  if (typeof first !== 'object' || typeof second !== 'object') throw new Error(`not admitted: ${String(first)}, ${String(second)}`);
+  await store(first);
+  let open!: () => void;
+  const storing = store(second, new Promise<void>((resolve) => (open = resolve)));
+  while ((await ctx.stores.inboxes.usage(dev.account_id, utcDay(clock))) < 2) await new Promise((r) => setTimeout(r, 5));
+  // Two stored and the second still reserved: counted as 2 + 1, the third mail (2 + 1 + 1 > 3) would be refused.
+  const rcpt = admitRecipient(ctx, inbox.email, reservations);
+  const data = admitMail(ctx, [inbox.email], reservations);
+  setTimeout(open, 20);
+  expect(await rcpt).toBe('ok');
+  const third = await data;
+  expect(typeof third).toBe('object');
+  await storing;
+  // Now the limit is really reached: refused at once, with nothing in flight.
+  expect(await admitRecipient(ctx, inbox.email, reservations)).toBe('quota');
 });
 
 it('admits no mail at the end of DATA when none of its inboxes is live any more (deleted after RCPT)', async () => {
