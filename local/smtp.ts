@@ -77,6 +77,7 @@ const REFUSALS: Record<Exclude<Admission, 'ok'>, SmtpReply> = {
   'unknown-inbox': NO_MAILBOX,
   'expired-inbox': NO_MAILBOX,
   quota: new SmtpReply(452, "4.2.2 Daily e-mail limit of this inbox's account reached"),
+  reserved: new SmtpReply(550, '5.1.1 No such mailbox: a reserved name (postmaster, abuse, no-reply, …), which catch-all never creates'),
   'inbox-limit': new SmtpReply(452, "4.2.2 Catch-all cannot create this inbox: the account holds its plan's most live inboxes; delete one or let one expire"),
   storage: new SmtpReply(452, "4.2.2 Storage quota of this inbox's account is full"),
 };

@@ -59,7 +59,8 @@ export async function liveInbox(ctx: Pick<AppContext, 'stores' | 'now'>, address
 }
 
 /** `inbox-limit`: catch-all would create the recipient's inbox, but its account holds its plan's most live inboxes. */
-export type Admission = 'ok' | 'not-our-domain' | 'unknown-inbox' | 'expired-inbox' | 'quota' | 'storage' | 'inbox-limit';
+/** `reserved`: catch-all met a reserved name (postmaster, no-reply, …), which it never makes; a public list, so naming it leaks nothing. */
+export type Admission = 'ok' | 'not-our-domain' | 'unknown-inbox' | 'expired-inbox' | 'quota' | 'storage' | 'inbox-limit' | 'reserved';
 
 /** Where QuotaReservations counts bytes held for an account's storage quota (their "day": the quota has none). */
 const storageUnit = (accountId: string) => `bytes:${accountId}`;
@@ -156,14 +157,14 @@ export async function admitRecipient(
 /**
  * Catch-all (the local form's TEMPMAIL_CATCH_ALL, as Mailpit catches everything): the inbox of an address of our
  * domains that has none is created for `caller` when mail for it arrives, with the default TTL, through the same use
- * case as POST /v1/inboxes, so that its rules hold: a reserved name stays refused (one reply for every dead address),
+ * case as POST /v1/inboxes, so that its rules hold: a reserved name stays refused (`reserved`: its own reply, as the list is public),
  * and an account at its plan's inbox limit gets `inbox-limit`. Two sessions racing for one new address both end up
  * delivering to the one inbox that won.
  */
-async function catchAllInbox(ctx: AppContext, caller: Caller, address: string): Promise<InboxRoute | 'unknown-inbox' | 'expired-inbox' | 'inbox-limit'> {
+async function catchAllInbox(ctx: AppContext, caller: Caller, address: string): Promise<InboxRoute | 'unknown-inbox' | 'expired-inbox' | 'inbox-limit' | 'reserved'> {
   const at = address.lastIndexOf('@');
   const username = address.slice(0, at);
-  if (reservedUsername(username)) return 'unknown-inbox';
+  if (reservedUsername(username)) return 'reserved';
   try {
     const created = await createInbox(ctx, caller, { domain: address.slice(at + 1), username });
     return { id: created.id, email: created.email, account_id: created.account_id, plan: created.plan, expires_at_epoch: created.expires_at_epoch, created_at: created.created_at };
