@@ -50,10 +50,10 @@ export class Cuts {
     this.add(`${name} cut at ${max} of ${value.length} characters`);
     return `${oneLine(value.slice(0, max))}…`;
   }
-  /** The first `max` items; the cut noted. */
-  items<T>(name: string, values: T[], max: number): T[] {
-    if (values.length <= max) return values;
-    this.add(`${name}: ${max} of ${values.length} shown`);
+  /** The first `max` items; the cut noted, out of `total` when the API itself listed fewer than there are. */
+  items<T>(name: string, values: T[], max: number, total: number = values.length): T[] {
+    if (values.length <= max && total <= values.length) return values;
+    this.add(`${name}: ${Math.min(max, values.length)} of ${total} shown`);
     return values.slice(0, max);
   }
   /** The note that follows the fence, or ''. */

@@ -62,7 +62,8 @@ export function messageOutput(m: Message, reading: Reading) {
   const envelope = m.envelope && { from: cuts.field('envelope from', m.envelope.from), to: cuts.field('envelope to', m.envelope.to) };
   const codes = cuts.items('codes', m.codes, OUTPUT_LIMITS.codes).map((c) => cuts.field('code', c));
   const links = cuts.items('links', m.links, OUTPUT_LIMITS.links).map((l) => cuts.field('link', l, OUTPUT_LIMITS.linkChars));
-  const attachments = cuts.items('attachments', m.attachments, OUTPUT_LIMITS.attachments).map((a) => ({
+  // The API lists at most 100 attachments (attachment_count is the mail's number): the cut says of how many.
+  const attachments = cuts.items('attachments', m.attachments, OUTPUT_LIMITS.attachments, Math.max(m.attachment_count, m.attachments.length)).map((a) => ({
     id: a.id,
     filename: a.filename === null ? null : cuts.field('attachment name', a.filename),
     content_type: cuts.field('attachment type', a.content_type),
