@@ -85,8 +85,8 @@ export class Storage extends Construct {
       enforceSSL: true,
       serverAccessLogsBucket: this.accessLogs,
       serverAccessLogsPrefix: 'mail/',
-      // The viewer (on the API's origin) reads a raw message by following the API's 302 to a pre-signed URL: a
-      // cross-origin GET that carries the viewer's X-API-Key header, so S3 answers its preflight. CORS grants no
+      // The viewer (on the API's origin) reads a raw message from the pre-signed URL GET …/raw?as=url gives it,
+      // without the key: a cross-origin GET whose answer the page may read only with these rules. CORS grants no
       // access: every object still needs a valid signature, which only the API hands out.
       cors: [{ allowedMethods: [s3.HttpMethods.GET, s3.HttpMethods.HEAD], allowedOrigins: ['*'], allowedHeaders: ['*'], maxAge: 3_600 }],
       lifecycleRules: [

@@ -110,6 +110,9 @@ export async function serveDownload(ctx: AppContext, url: URL, address: string, 
         'X-Content-Type-Options': 'nosniff',
         'Cache-Control': 'no-store',
         'Content-Security-Policy': "default-src 'none'; sandbox",
+        // As the deployed bucket's CORS rules (lib/storage.ts): a page on another origin than the link's (the viewer
+        // opened at localhost, links on 127.0.0.1) may read it. The signature, not the origin, grants access.
+        'Access-Control-Allow-Origin': '*',
       },
       stream,
       done: admission.release,

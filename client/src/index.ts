@@ -15,6 +15,7 @@ import type {
   InboxList,
   Message,
   MessageList,
+  RawLink,
   WaitResult,
   Webhook,
   WebhookCreated,
@@ -176,16 +177,14 @@ export class TempMailClient {
   }
 
   /** The message as received over SMTP (message/rfc822). */
-  /** The API answers with a redirect to a download link (a pre-signed URL); it is followed here without the API key. */
+  /**
+   * Asks for the download link as JSON (`?as=url`) and fetches it without the API key: following the API's redirect
+   * would carry the X-API-Key header to the link's host (fetch keeps custom headers across origins).
+   */
   async getRawMessage(inboxId: string, messageId: string): Promise<Uint8Array> {
     const path = `/v1/inboxes/${segment(inboxId)}/messages/${segment(messageId)}/raw`;
-    const res = await this.request('GET', path, { redirect: 'manual' });
-    // A browser hides a manual redirect's Location (an opaque redirect): there it follows the link itself; the link
-    // to another origin (S3's pre-signed URL, deployed) is readable because the bucket allows GET from any origin.
-    if (res.type === 'opaqueredirect') return new Uint8Array(await (await this.request('GET', path)).arrayBuffer());
-    const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
-    if (!location) return new Uint8Array(await res.arrayBuffer());
-    return this.download(location, 'raw message');
+    const { download_url } = await this.json<RawLink>('GET', path, { query: { as: 'url' } });
+    return this.download(download_url, 'raw message');
   }
 
   /**

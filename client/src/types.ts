@@ -120,6 +120,12 @@ export interface Deleted {
   deleted: true;
 }
 
+/** GET …/raw?as=url: the raw mail's download link (fetch it without the API key). */
+export interface RawLink {
+  download_url: string;
+  expires_in: number;
+}
+
 /** DELETE …/messages: what this request deleted, and whether the inbox is empty (`false`: repeat to go on). */
 export interface InboxEmptied {
   deleted_count: number;

@@ -73,6 +73,18 @@ export const InboxPath = z.object({ inbox_id: inboxId });
 export const MessagePath = z.object({ inbox_id: inboxId, message_id: messageId });
 export const NoQuery = z.strictObject({});
 
+/** GET …/raw: `as=url` answers the link as JSON instead of a redirect (a browser follows a redirect with the API key). */
+export const RawQuery = z.strictObject({
+  as: z.optional(described(z.literal('url'), "url: answer 200 with the download link as JSON instead of redirecting to it (for browsers: a redirect followed by fetch carries the X-API-Key header to the link's host)")),
+});
+export const RawLink = named(
+  z.strictObject({
+    download_url: described(z.url(), 'pre-signed URL of the raw mail (message/rfc822); fetch it without the API key'),
+    expires_in: described(z.int(), 'seconds the link stays valid'),
+  }),
+  'RawLink',
+);
+
 export const ListInboxesQuery = z.strictObject({
   limit: z.optional(queryInteger('limit', 1, MAX_PAGE_SIZE, `inboxes per page, default ${DEFAULT_PAGE_SIZE}`)),
   cursor: z.optional(described(z.string().check(z.maxLength(200)), 'the next_cursor of the previous page')),

@@ -64,7 +64,11 @@ beforeAll(async () => {
   page.on('dialog', (dialog) => {
     throw new Error(`a dialog opened: ${dialog.message()}`);
   });
+  page.on('request', (request) => void request.allHeaders().then((headers) => sent.push({ url: request.url(), key: headers['x-api-key'] })));
 });
+
+/** Every request the page made, with the API key it carried. */
+const sent: { url: string; key?: string }[] = [];
 
 afterAll(async () => {
   await browser?.close();
@@ -186,6 +190,11 @@ describe('the web viewer', () => {
     expect(rawText).toMatch(/^(?:[\s\S]*\n)?Subject: Your Acme code\r?\n/);
     expect(rawText).toContain('Content-Disposition: attachment; filename=invoice.bin');
     await shot('6-message-raw');
+    // The key stays on the API's origin. Deployed (and in the template form) the raw link is S3's, another origin:
+    // a redirect followed by fetch would have carried the X-API-Key header there.
+    const rawLinks = sent.filter((r) => /\.eml|X-Amz-Signature|_downloads/.test(r.url));
+    expect(rawLinks.length).toBeGreaterThan(0);
+    expect(sent.filter((r) => r.key !== undefined && new URL(r.url).origin !== new URL(stack.apiUrl).origin).map((r) => r.url)).toEqual([]);
 
     await expect(page.getByRole('region', { name: 'Attachments' }).locator('.meta').textContent()).resolves.toBe('application/octet-stream, 9 B');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'invoice.bin' }).click()]);

@@ -56,6 +56,19 @@ it('downloads a 6 MB raw mail through a redirect to a pre-signed URL', async () 
   // The typed client follows the redirect itself (without sending the key on).
   const client = new TempMailClient({ apiKey: stack.keys.enterprise, baseUrl: stack.apiUrl });
   expect(sha(await client.getRawMessage(inbox.id, listed.id))).toBe(sha(bytes));
+
+  // ?as=url: the same link as JSON, for browsers (fetch keeps X-API-Key on a redirect to another origin).
+  const asUrl = await api('GET', `/v1/inboxes/${inbox.id}/messages/${listed.id}/raw?as=url`);
+  expect(asUrl.status).toBe(200);
+  expect(asUrl.body.expires_in).toBeGreaterThan(0);
+  const linked = await fetch(asUrl.body.download_url, { headers: { Origin: 'http://localhost:1' } });
+  expect(sha(Buffer.from(await linked.arrayBuffer()))).toBe(sha(bytes));
+  // A page on another origin may read it (the viewer opened at localhost, the local links on 127.0.0.1), as the
+  // deployed bucket's CORS rules allow; the S3 server of the dynamodb form is not the deployed bucket.
+  if (stack.store === 'embedded') expect(linked.headers.get('access-control-allow-origin')).toBe('*');
+  const other = await api('GET', `/v1/inboxes/${inbox.id}/messages/${listed.id}/raw?as=page`);
+  expect(other.status).toBe(400);
+  expect(other.body.error.message).toMatch(/as/);
 }, 90_000);
 
 describe('the local gateway answers as API Gateway without binary media types', () => {

@@ -25,6 +25,7 @@ const proofs: Record<string, true> = {
   Message: true satisfies Same<client.Message, z.infer<typeof schemas.Message>>,
   WaitResult: true satisfies Same<client.WaitResult, z.infer<typeof schemas.WaitResult>>,
   Deleted: true satisfies Same<client.Deleted, z.infer<typeof schemas.Deleted>>,
+  RawLink: true satisfies Same<client.RawLink, z.infer<typeof schemas.RawLink>>,
   InboxEmptied: true satisfies Same<client.InboxEmptied, z.infer<typeof schemas.InboxEmptied>>,
   Domains: true satisfies Same<client.Domains, z.infer<typeof schemas.Domains>>,
   CreateInboxInput: true satisfies Same<client.CreateInboxInput, z.input<typeof schemas.CreateInboxBody>>,
