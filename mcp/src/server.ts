@@ -8,7 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS, TempMailApiError, type TempMailClient, type Message, type MessageSummary } from 'tempmail-client';
 import { Cuts, fenced, OUTPUT_LIMITS, sliceBody, UNTRUSTED_NOTICE } from './fence';
-import { registerWaitTools } from './wait-tools';
+import { MCP_WAIT_SECONDS, registerWaitTools } from './wait-tools';
 
 export { UNTRUSTED_NOTICE };
 
@@ -337,7 +337,7 @@ export function createServer(client: TempMailClient): McpServer {
     {
       title: 'Wait for a message',
       description:
-        'Waits up to timeout_seconds (default 60, at most 120) for a message in the inbox that matches from and subject_contains ' +
+        `Waits up to timeout_seconds (default ${MCP_WAIT_SECONDS}, at most 120) for a message` + ' in the inbox that matches from and subject_contains ' +
         '(case-insensitive substrings) and, if after is given, arrived after that message id. Without after, every message in the ' +
         'inbox counts: if one already matches, the oldest such message is returned at once, otherwise the first to arrive. To wait ' +
         'for a new message, pass after = the id of the last message you have seen. Returns the message (as get_message with format ' +
@@ -353,12 +353,12 @@ export function createServer(client: TempMailClient): McpServer {
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     ({ inbox_id, timeout_seconds, from, subject_contains, after }) => tool(async () => {
-      const result = await client.waitForMessage(inbox_id, { timeout: timeout_seconds ?? 60, after, from, subject: subject_contains });
+      const result = await client.waitForMessage(inbox_id, { timeout: timeout_seconds ?? MCP_WAIT_SECONDS, after, from, subject: subject_contains });
       if (result.message) {
         const { text, structured } = messageOutput(result.message, DEFAULT_READING);
         return ok(text, { timed_out: false, message: structured });
       }
-      const hint = `No matching message arrived within ${timeout_seconds ?? 60} s. Call wait_for_message again to keep waiting${after ? ` (after ${after})` : ''}, or check that the mail was sent to the right address.`;
+      const hint = `No matching message arrived within ${timeout_seconds ?? MCP_WAIT_SECONDS} s. Call wait_for_message again to keep waiting${after ? ` (after ${after})` : ''}, or check that the mail was sent to the right address.`;
       return ok(hint, { timed_out: true, message: null, hint });
     }),
   );

@@ -10,6 +10,13 @@ import { TempMailApiError, type NearMiss, type TempMailClient } from 'tempmail-c
 import { Cuts, fenced, OUTPUT_LIMITS, UNTRUSTED_NOTICE } from './fence';
 import { DEFAULT_READING, inboxId, messageOutput, messageShape, ok, tool } from './server';
 
+/**
+ * A wait tool's default: under the 60 s an MCP client gives a request by default (the TypeScript SDK's
+ * DEFAULT_REQUEST_TIMEOUT_MSEC), so that a wait that finds nothing answers `timed_out` rather than the client's own
+ * timeout error. Longer waits are allowed; they need a client whose request timeout is longer (docs/MCP.md).
+ */
+export const MCP_WAIT_SECONDS = 50;
+
 const condition = z.strictObject({
   field: z
     .string()
@@ -23,7 +30,7 @@ const waitInputOf = () => ({
   inbox_id: inboxId,
   conditions: z.array(condition).max(20).optional().describe('None: every message matches'),
   match: z.enum(['all', 'any']).optional().describe('all (default): every condition holds; any: one does'),
-  timeout_seconds: z.number().int().min(1).max(300).optional().describe('How long to wait in all (default 60)'),
+  timeout_seconds: z.number().int().min(1).max(300).optional().describe(`How long to wait in all (default ${MCP_WAIT_SECONDS})`),
   after: z.string().optional().describe('Only messages newer than this message id; without it every message in the inbox counts'),
 });
 
@@ -61,7 +68,7 @@ export function registerWaitTools(server: McpServer, client: TempMailClient): vo
     },
     ({ inbox_id, conditions, match, count, exact, after, timeout_seconds }) => tool(async () => {
       try {
-        const { messages } = await client.waitFor(inbox_id, { conditions, match, count, exact, after, timeout: timeout_seconds ?? 60 });
+        const { messages } = await client.waitFor(inbox_id, { conditions, match, count, exact, after, timeout: timeout_seconds ?? MCP_WAIT_SECONDS });
         const outputs = messages.map((m) => messageOutput(m, { ...DEFAULT_READING, maxChars: Math.floor(DEFAULT_READING.maxChars / messages.length) }));
         return ok(
           [`${messages.length} matching message(s).`, ...outputs.map((o) => o.text)].join('\n'),
