@@ -45,8 +45,7 @@ export class BlobFiles {
 
   /** A new file holding `body`, durable (data and name) when this resolves. Call `settled(name)` once its row has committed or failed. */
   async write(body: Uint8Array): Promise<string> {
-    const name = this.reserveName();
-    try {
+    return this.place(async (name) => {
       const handle = await fsp.open(this.path(name), 'wx', 0o600);
       try {
         await handle.writeFile(body);
@@ -54,19 +53,12 @@ export class BlobFiles {
       } finally {
         await handle.close();
       }
-      await this.syncFolder();
-      return name;
-    } catch (error) {
-      await this.remove([name]);
-      this.settled(name);
-      throw guardedFs(error);
-    }
+    });
   }
 
   /** A second name for the file `from` (a copy on filesystems without hard links); its `ENOENT` when `from` is gone. */
   async link(from: string): Promise<string> {
-    const name = this.reserveName();
-    try {
+    return this.place(async (name) => {
       try {
         await fsp.link(this.path(from), this.path(name));
       } catch (error) {
@@ -75,6 +67,14 @@ export class BlobFiles {
         const handle = await fsp.open(this.path(name), 'r');
         await handle.datasync().finally(() => handle.close());
       }
+    });
+  }
+
+  /** A reserved name, filled by `fill` and made durable in the folder; on failure the file is removed and the name freed. */
+  private async place(fill: (name: string) => Promise<void>): Promise<string> {
+    const name = this.reserveName();
+    try {
+      await fill(name);
       await this.syncFolder();
       return name;
     } catch (error) {
