@@ -31,7 +31,7 @@ export const INGEST_RETRY_ATTEMPTS = 2;
 export const DEAD_LETTER_RETENTION_DAYS = 14;
 /**
  * Ingest's timeout: parsing a 40 MB mail, plus putMessage's TransactionConflict retries under a burst for one
- * account (up to 66 s of backoff, lambdas/store/dynamo-inbox-store.ts).
+ * account (up to 66 s of backoff, lambdas/store/dynamo-put-message.ts).
  */
 export const INGEST_TIMEOUT_SECONDS = 120;
 /**

@@ -1,56 +1,33 @@
-/** InboxStore on one DynamoDB table with generic keys (DESIGN §4). */
-import { BatchWriteCommand, DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+/**
+ * InboxStore on one DynamoDB table with generic keys (DESIGN §4): an inbox's items and its address claim, their
+ * lifetime and removal. The reads of its messages are in dynamo-message-reads.ts, storing one in
+ * dynamo-put-message.ts, the account-wide items (keys, storage usage) in dynamo-account-store.ts.
+ */
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { InboxPosition } from '../core/cursor';
 import { removalEpoch } from '../core/inbox';
-import { MAX_FILTER_SCAN_ITEMS } from '../core/limits';
-import { MESSAGE_SUMMARY_FIELDS, type InboxListing, type InboxRecord, type InboxRoute, type MessageRecord, type MessageSummary } from '../core/model';
+import type { InboxListing, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
 import type { InboxStore, KeyStore, MessagePage, Page } from '../core/ports';
-import { matches, searchFields, type MessageFilter } from '../core/search';
-import { cancellationCodes, failedWrites, isConditionFailure, readPages, strip, transactNamed, transactWrite, type NamedWrites, type TableWrite } from './dynamo-items';
+import type { MessageFilter } from '../core/search';
+import { cancellationCodes, failedWrites, isConditionFailure, readPages, strip, transactNamed, transactWrite, type NamedWrites, type Table, type TableWrite } from './dynamo-items';
 import { DynamoAccountStore } from './dynamo-account-store';
+import { expiryIs, lifetimeAttributes, lifetimeNames } from './dynamo-lifetime';
+import { listMessages, messageRange, messagesSince } from './dynamo-message-reads';
+import { putMessage, PUT_ATTEMPTS } from './dynamo-put-message';
 import { ACCOUNT_INDEX, EXPIRY_ATTRIBUTE, expiryOf, inboxFromItem, keys, TTL_ATTRIBUTE } from '../layout/table-layout';
-
-/** The key condition of a Query over an inbox's messages (its partition's `MSG#` items, in id order). */
-const messageRange = (inboxId: string) => ({
-  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :msg)',
-  ExpressionAttributeValues: { ':pk': keys.inbox(inboxId).pk, ':msg': 'MSG#' },
-});
-
-const projection = (fields: readonly string[]) => ({
-  ProjectionExpression: fields.map((f) => `#${f}`).join(', '),
-  ExpressionAttributeNames: Object.fromEntries(fields.map((f) => [`#${f}`, f])),
-});
-const summaryProjection = projection(MESSAGE_SUMMARY_FIELDS);
-/** What a filter tests: the summary and the inline text (bodies stored in the bucket are not searched). */
-const searchProjection = projection([...MESSAGE_SUMMARY_FIELDS, 'text']);
-
-const nowEpoch = (nowMs = Date.now()) => Math.floor(nowMs / 1000);
 
 /** Positive when `a` is newer than `b`: a later created_at, or the same and a greater id. */
 const compareAge = (a: InboxPosition, b: InboxPosition): number =>
   a.created_at !== b.created_at ? (a.created_at > b.created_at ? 1 : -1) : a.id > b.id ? 1 : a.id < b.id ? -1 : 0;
 
-/** An inbox's lifetime as its item and its claim carry it: the expiry, and the TTL attribute at its removal time. */
-const lifetimeNames = { '#expiry': EXPIRY_ATTRIBUTE, '#ttl': TTL_ATTRIBUTE };
-const lifetimeAttributes = (expiresAtEpoch: number) => ({ [EXPIRY_ATTRIBUTE]: expiresAtEpoch, [TTL_ATTRIBUTE]: removalEpoch(expiresAtEpoch) });
-
-/** Conditions on that expiry (`value` names an expression value), for items of both kinds. */
-const expiryIs = (op: '>' | '<=', value: string) =>
-  `(${EXPIRY_ATTRIBUTE} ${op} ${value} OR (attribute_not_exists(${EXPIRY_ATTRIBUTE}) AND ${TTL_ATTRIBUTE} ${op} ${value}))`;
-
-/** Query calls one page of messages may make (each reads at most 1 MB): a page costs at most ~4 MB of reads. */
-export const READ_ROUNDS = 4;
-/**
- * Storing a message updates the account's one day-usage item, so concurrent ingests of one account conflict
- * (TransactionConflict): DynamoDB cancels a transaction while another one writes the same item. Such a transaction
- * is retried here with full jitter, at most this many times in all, before the error goes to Lambda's own retries.
- * The waits add up to 66 s at worst (about half that expected), inside ingest's timeout (lib/mail-ingest.ts); in a
- * burst of 500 mails for one account the unluckiest needed 13 attempts (test/integration/dynamo-paging.test.ts).
- */
-export const PUT_ATTEMPTS = 20;
-const CONFLICT_BACKOFF_MS = { base: 25, cap: 5_000 };
+const nowEpoch = (nowMs = Date.now()) => Math.floor(nowMs / 1000);
 
 export class DynamoInboxStore extends DynamoAccountStore implements InboxStore, KeyStore {
+  /** The table, for the functions of the modules beside this one. */
+  private get at(): Table {
+    return { db: this.db, table: this.table };
+  }
+
   async createInbox(inbox: InboxRecord): Promise<boolean> {
     const writes: NamedWrites<'inbox' | 'address'> = {
       inbox: {
@@ -262,78 +239,12 @@ export class DynamoInboxStore extends DynamoAccountStore implements InboxStore, 
     }
   }
 
-  /**
-   * Follows LastEvaluatedKey: DynamoDB stops a Query after 1 MB of items read (counted before the projection, so
-   * inline bodies count), and a page must not end early. Each call asks only for the items still missing, so at
-   * most `want` items are read; past READ_ROUNDS calls the page ends short, with `more` set, and the next page goes
-   * on from its last item. Summaries only, in key order from `start` (exclusive).
-   */
-  private async readMessages(
-    inboxId: string,
-    want: number,
-    options: { forward: boolean; start?: string },
-  ): Promise<{ items: MessageSummary[]; more: boolean }> {
-    const items: MessageSummary[] = [];
-    const start = options.start ? keys.message(inboxId, options.start) : undefined;
-    const query = () => ({ TableName: this.table, ...messageRange(inboxId), ScanIndexForward: options.forward, Limit: want - items.length, ...summaryProjection });
-    let round = 0;
-    let startKey: Record<string, unknown> | undefined;
-    for await (const page of readPages<MessageSummary>(this.db, { query }, start)) {
-      items.push(...page.items);
-      startKey = page.next;
-      round++;
-      if (items.length >= want) return { items, more: true };
-      if (round >= READ_ROUNDS && items.length > 0 && startKey) return { items, more: true };
-    }
-    // A full read may end exactly at the last item with a LastEvaluatedKey still set: `more` can be a false alarm
-    // (the next page is empty), never a miss.
-    return { items, more: items.length >= want ? true : !!startKey };
+  listMessages(inboxId: string, limit: number, after?: string, filter?: MessageFilter): Promise<MessagePage> {
+    return listMessages(this.at, inboxId, limit, after, filter);
   }
 
-  async listMessages(inboxId: string, limit: number, after?: string, filter?: MessageFilter): Promise<MessagePage> {
-    if (filter) return this.searchMessages(inboxId, limit, after, filter);
-    // One extra item tells whether another page exists, so a page that ends the list carries no cursor.
-    const read = await this.readMessages(inboxId, limit + 1, { forward: false, start: after });
-    const more = read.items.length > limit || read.more;
-    const items = read.items.slice(0, limit);
-    return { items, last: more && items.length ? items[items.length - 1].id : undefined };
-  }
-
-  /**
-   * A bounded filter (core/limits.ts MAX_FILTER_SCAN_ITEMS): reads the inbox's items newest first, tests each in
-   * the function (core/search.ts: DynamoDB's contains() is case-sensitive), and reads on past the page's last match
-   * to count the matches (`matched`) until the inbox's end or the bound; a bound reached before the page is full
-   * makes the last item read the cursor to go on from.
-   */
-  private async searchMessages(inboxId: string, limit: number, after: string | undefined, filter: MessageFilter): Promise<MessagePage> {
-    const found: MessageSummary[] = [];
-    let count = 0;
-    let scanned = 0;
-    let lastScanned: string | undefined;
-    const query = () => ({ TableName: this.table, ...messageRange(inboxId), ScanIndexForward: false, Limit: Math.min(MAX_FILTER_SCAN_ITEMS - scanned, 250), ...searchProjection });
-    for await (const page of readPages<MessageSummary & { text?: string }>(this.db, { query }, after ? keys.message(inboxId, after) : undefined)) {
-      for (const item of page.items) {
-        scanned++;
-        lastScanned = item.id;
-        if (!matches(searchFields(item), filter)) continue;
-        const { text: _text, ...summary } = item;
-        // Past the page, only the count is kept.
-        if (found.length < limit) found.push(summary);
-        count++;
-      }
-      // The bound: the count stops there (it may be right at the inbox's end: DynamoDB cannot tell without reading on).
-      if (page.next && scanned >= MAX_FILTER_SCAN_ITEMS) {
-        const matched = { count, exact: false };
-        return { items: found, last: count > found.length ? found[found.length - 1].id : lastScanned, matched };
-      }
-    }
-    const matched = { count, exact: true };
-    return count > found.length ? { items: found, last: found[found.length - 1].id, matched } : { items: found, matched };
-  }
-
-  async messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<Page<MessageSummary>> {
-    const read = await this.readMessages(inboxId, limit, { forward: true, start: after });
-    return { items: read.items, last: read.more && read.items.length ? read.items[read.items.length - 1].id : undefined };
+  messagesSince(inboxId: string, after: string | undefined, limit: number): Promise<Page<MessageSummary>> {
+    return messagesSince(this.at, inboxId, after, limit);
   }
 
   async getMessage(inboxId: string, messageId: string): Promise<MessageRecord | null> {
@@ -342,60 +253,8 @@ export class DynamoInboxStore extends DynamoAccountStore implements InboxStore, 
     return strip<MessageRecord>(out.Item, TTL_ATTRIBUTE);
   }
 
-  async putMessage(message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number, storageLimit?: number) {
-    const dayEnd = Date.parse(`${day}T00:00:00Z`) / 1000 + 2 * 86_400;
-    const bytes = message.stored_bytes ?? 0;
-    if (storageLimit !== undefined && bytes > storageLimit) return 'storage' as const;
-    // The account's bytes after this message stay within the limit: the item's value before it is at most this.
-    const storageCondition = storageLimit === undefined ? {} : { ConditionExpression: 'attribute_not_exists(#bytes) OR #bytes <= :room' };
-    // Named, so that a cancellation says which condition failed by name: each one is an outcome of its own.
-    const writes: NamedWrites<'message' | 'inbox' | 'dailyUsage' | 'storage'> = {
-      // A message goes with its inbox: the inbox's removal time is its TTL.
-      message: { Put: { Item: { ...keys.message(inbox.id, message.id), ...message, [TTL_ATTRIBUTE]: removalEpoch(inbox.expires_at_epoch) }, ConditionExpression: 'attribute_not_exists(pk)' } },
-      inbox: {
-        Update: {
-          Key: keys.inbox(inbox.id),
-          UpdateExpression: bytes ? 'ADD message_count :one, stored_bytes :bytes' : 'ADD message_count :one',
-          ConditionExpression: `attribute_exists(pk) AND ${expiryIs('>', ':now')}`,
-          ExpressionAttributeValues: { ':one': 1, ':now': nowEpoch(), ...(bytes ? { ':bytes': bytes } : {}) },
-        },
-      },
-      dailyUsage: {
-        Update: {
-          Key: keys.usage(inbox.account_id, day),
-          UpdateExpression: 'ADD emails :one SET #ttl = :purge',
-          ConditionExpression: 'attribute_not_exists(emails) OR emails < :limit',
-          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':one': 1, ':limit': dailyLimit, ':purge': dayEnd },
-        },
-      },
-      storage: {
-        Update: {
-          Key: keys.storage(inbox.account_id),
-          UpdateExpression: 'ADD #bytes :bytes',
-          ...storageCondition,
-          ExpressionAttributeNames: { '#bytes': 'bytes' },
-          ExpressionAttributeValues: { ':bytes': bytes, ...(storageLimit === undefined ? {} : { ':room': storageLimit - bytes }) },
-        },
-      },
-    };
-    // Read in the writes' order: a duplicate is a duplicate whatever else failed.
-    const outcomes = { message: 'duplicate', inbox: 'gone', dailyUsage: 'quota', storage: 'storage' } as const;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await transactNamed(this.db, this.table, writes);
-        return 'stored' as const;
-      } catch (error) {
-        const failed = failedWrites(error, writes);
-        if (!failed) throw error;
-        const first = (Object.keys(outcomes) as (keyof typeof outcomes)[]).find((name) => failed.has(name));
-        if (first) return outcomes[first];
-        if (!cancellationCodes(error)!.includes('TransactionConflict') || attempt >= PUT_ATTEMPTS) throw error;
-        // Full jitter: the contenders for the hot usage item spread out instead of colliding again in step.
-        const ceiling = Math.min(CONFLICT_BACKOFF_MS.cap, CONFLICT_BACKOFF_MS.base * 2 ** attempt);
-        await new Promise((r) => setTimeout(r, Math.random() * ceiling));
-      }
-    }
+  putMessage(message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number, storageLimit?: number) {
+    return putMessage(this.at, message, inbox, day, dailyLimit, storageLimit);
   }
 
   async deleteMessage(inboxId: string, messageId: string): Promise<boolean> {
@@ -434,6 +293,4 @@ export class DynamoInboxStore extends DynamoAccountStore implements InboxStore, 
   async inboxesExpiredBy(epoch: number): Promise<InboxRecord[]> {
     return (await this.scanAll(`sk = :inbox AND ${expiryIs('<=', ':epoch')}`, { ':inbox': 'INBOX', ':epoch': epoch })).map((item) => inboxFromItem(item)!);
   }
-
-
 }

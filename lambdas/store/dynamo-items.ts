@@ -1,5 +1,5 @@
 /**
- * What both DynamoDB adapters (dynamo-inbox-store.ts, dynamo-webhook-store.ts) do with the one table's items,
+ * What both DynamoDB adapters (dynamo-inbox-store.ts and the modules beside it, dynamo-webhook-store.ts) do with the one table's items,
  * stated once: read a Query or Scan page after page, write a transaction on the table, read why DynamoDB cancelled
  * one, and take the generic keys off an item before it leaves the adapter.
  */
@@ -15,6 +15,12 @@ import {
 import { guard } from './guard';
 
 type Key = Record<string, unknown>;
+/** The table an adapter works on: the document client and the table's name. */
+export interface Table {
+  readonly db: DynamoDBDocumentClient;
+  readonly table: string;
+}
+
 /** One page of a Query or Scan: its items (none with Select COUNT), its count, and where the next would start. */
 export interface ReadPage<T> {
   items: T[];

@@ -10,7 +10,8 @@ import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynam
 import { newInboxId, newMessageId } from '../../lambdas/core/ids';
 import { lifetime, utcDay } from '../../lambdas/core/inbox';
 import type { InboxRecord, MessageRecord } from '../../lambdas/core/model';
-import { DynamoInboxStore, PUT_ATTEMPTS } from '../../lambdas/store/dynamo-inbox-store';
+import { DynamoInboxStore } from '../../lambdas/store/dynamo-inbox-store';
+import { PUT_ATTEMPTS } from '../../lambdas/store/dynamo-put-message';
 import { ensureTable } from '../../local/bootstrap';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
 import { freePort } from '../../local/ports';

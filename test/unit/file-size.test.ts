@@ -15,7 +15,6 @@ const NOT_YET_SPLIT: Record<string, number> = {
   'local/aws/api-gateway.ts': 612,
   'local/aws/control-plane.ts': 489,
   'lambdas/store/sqlite-store.ts': 471,
-  'lambdas/store/dynamo-inbox-store.ts': 439,
   'local/aws/template.ts': 433,
   'test/integration/iam-gate.test.ts': 429,
   'local/aws/events.ts': 428,
