@@ -106,17 +106,28 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
-      // The template form may synthesize cdk.out first (a minute or two on a busy machine) and starts 25 functions.
+      // The template form may synthesize cdk.out first, then starts 25 functions. Each phase has its own limit: the
+      // synth took 245 s once on a loaded machine, which left the start too little of one shared 300 s.
       const limit = form === 'aws-template' ? 300_000 : 60_000;
-      const timer = setTimeout(() => reject(new Error(`local stack did not start in ${limit / 1000} s:\n${log}`)), limit);
-      child.stdout!.on('data', (chunk: Buffer) => {
+      const firstLimit = form === 'aws-template' ? 900_000 : limit;
+      const fail = (what: string, ms: number) => () => reject(new Error(`local stack did not ${what} in ${ms / 1000} s:\n${log}`));
+      let timer = setTimeout(fail('start', firstLimit), firstLimit);
+      let synthesized = form !== 'aws-template';
+      const onOutput = (chunk: Buffer) => {
         log += chunk.toString();
+        // template.ts prints "synthesized in" after a synth; template-runner.ts then prints the template's path.
+        if (!synthesized && /\[template\] (synthesized in|\/)/.test(log)) {
+          synthesized = true;
+          clearTimeout(timer);
+          timer = setTimeout(fail('start after its template was ready', limit), limit);
+        }
         if (log.includes('READY')) {
           clearTimeout(timer);
           resolve();
         }
-      });
-      child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+      };
+      child.stdout!.on('data', onOutput);
+      child.stderr!.on('data', onOutput);
       child.once('exit', (code) => {
         clearTimeout(timer);
         reject(new Error(`local stack exited with ${code} before it was ready:\n${log}`));
