@@ -197,6 +197,13 @@ describe('message items and the message.received event', () => {
     expect(event.data.message).toMatchObject({ codes: ['482913'], links: ['https://example.com/verify?t=1'], attachments: 3 });
   });
 
+  it("carries the mail's SMTP envelope in message.received, as the API's summary does", () => {
+    const { record } = messageItem(base, detail('<p>x</p>', []), 'body-key');
+    const withEnvelope = { ...record, envelope: { from: 'bounce+42@mailer.example', to: 'alice+signup@inbox.test' } };
+    expect(JSON.parse(messageReceivedPayload(withEnvelope, undefined, 0)).data.message.envelope).toEqual(withEnvelope.envelope);
+    expect(JSON.parse(messageReceivedPayload({ ...record, envelope: undefined }, undefined, 0)).data.message.envelope).toBeNull();
+  });
+
   it('keeps of the links only what the event lists, within its byte budget', () => {
     const links = Array.from({ length: 1_000 }, (_, i) => `https://example.com/${String(i).padStart(4, '0')}/${'p'.repeat(1_900)}`);
     const { record } = messageItem(base, detail('<p>x</p>'.repeat(20_000), links), 'body-key');
