@@ -17,6 +17,8 @@ const base = {
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
   // Build output (dist/package is the npm package, named like the repository) is not part of the suite.
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
+  // The client's sources import each other as './x.js' (its package is ESM, built with NodeNext): the .ts is meant.
+  moduleNameMapper: { '^(\\.{1,2}/.+)\\.js$': '$1' },
 };
 
 const withStack = (kind) => ({
@@ -54,6 +56,8 @@ module.exports = {
         '<rootDir>/test/integration/cli-aws.test.ts',
         '<rootDir>/test/integration/waits.test.ts',
         '<rootDir>/test/e2e/mcp-waits.test.ts',
+        '<rootDir>/test/integration/extraction.test.ts',
+        '<rootDir>/test/e2e/mcp-extract.test.ts',
       ],
     },
     {

@@ -27,6 +27,7 @@ import type { ExpectNoMessageOptions, WaitForOptions, WaitMessages } from './wai
 
 export type * from './types.js';
 export type * from './wait-types.js';
+export { code, link, TempMailMatchError, type CodeOptions, type LinkOptions, type TextMatcher } from './extract.js';
 
 /** An answer in the API's error format: `status` is the HTTP status, `message` the API's own words. */
 export class TempMailApiError extends Error {

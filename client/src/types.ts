@@ -103,12 +103,37 @@ export interface Message {
   /** http(s) links of the HTML and text, in order, de-duplicated (at most 1,000; `links_truncated` flags a cut). */
   links: string[];
   links_truncated: boolean;
+  /** Codes and links with where each was found (and each link's text): what `code()` and `link()` choose from. */
+  verification: Verification;
   /** Every header field in order, values decoded (at most 500). */
   headers: { name: string; value: string }[];
   headers_truncated: boolean;
   auth: { spf: Verdict; dkim: Verdict; dmarc: Verdict; spam: Verdict; virus: Verdict };
   /** Set when the mail could not be parsed or stored in full (its headers and plain text are kept). */
   parse_error: string | null;
+}
+
+/** Where a code or link was found: the subject, the text part (derived from the HTML when the mail has none), the HTML. */
+export type ExtractSource = 'subject' | 'text' | 'html';
+
+export interface FoundCode {
+  value: string;
+  source: ExtractSource;
+}
+
+export interface FoundLink {
+  url: string;
+  /** HTML: the anchor's visible text (an image's alt when it has none; '' outside an anchor). Text: the words before it on its line. */
+  text: string;
+  source: 'html' | 'text';
+}
+
+export interface Verification {
+  /** Every code candidate, most likely first; one found in two places is listed once per place. */
+  codes: FoundCode[];
+  /** The http(s) links in order, HTML first; one entry per distinct url, text and source (at most 1,000). */
+  links: FoundLink[];
+  links_truncated: boolean;
 }
 
 export interface WaitResult {

@@ -6,6 +6,7 @@
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 import { USERNAME_PATTERN, USERNAME_RULE } from '../core/address';
+import { LINK_TEXT_CHARS } from '../core/extract';
 import { SUBJECT_CUT_MARK } from '../core/message';
 import { MESSAGE_ID } from '../core/ids';
 import type { MessageSummaryField } from '../core/model';
@@ -187,6 +188,33 @@ const verdict = z.enum(VERDICTS);
 
 const cut = (what: string) => `${what}; the raw message (GET …/raw) always has everything`;
 
+const extractSource = z.enum(['subject', 'text', 'html']);
+
+export const Verification = named(
+  z.object({
+    codes: described(
+      z.array(z.object({ value: z.string(), source: described(extractSource, 'where it was found: the subject, the text (derived from the HTML when the mail has none) or the visible text of the HTML') })),
+      'every code candidate, most likely first; a code found in two places is listed once per place',
+    ),
+    links: described(
+      z.array(
+        z.object({
+          url: z.string(),
+          text: described(
+            z.string(),
+            `HTML: the anchor's visible text (an image's alt text when it has none), empty for an href outside an anchor; text: the words before the link on its line. At most ${LINK_TEXT_CHARS} characters`,
+          ),
+          source: z.enum(['html', 'text']),
+        }),
+      ),
+      `the http(s) links in order, HTML first, one entry per distinct url, text and source; at most ${MESSAGE_CAPS.links}, none longer than ${MESSAGE_CAPS.linkChars} characters`,
+    ),
+    links_truncated: described(z.boolean(), 'links were left out'),
+  }),
+  'Verification',
+  'codes and links with where each was found, for picking exactly one (derived from the subject, text and HTML when the message is read)',
+);
+
 export const Message = named(
   z.object({
     ...summaryShape,
@@ -208,6 +236,7 @@ export const Message = named(
       cut(`http(s) links of the HTML and text, in order, de-duplicated; at most ${MESSAGE_CAPS.links}, none longer than ${MESSAGE_CAPS.linkChars} characters`),
     ),
     links_truncated: described(z.boolean(), 'links were left out'),
+    verification: Verification,
     headers: described(
       z.array(z.object({ name: z.string(), value: z.string() })),
       cut(`the header fields in order, values decoded; at most ${MESSAGE_CAPS.headers}, each value cut at ${MESSAGE_CAPS.headerValueChars} characters`),

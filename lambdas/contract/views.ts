@@ -1,5 +1,6 @@
 /** Response shapes, field for field as the specification names them. */
 import { isExpired } from '../core/inbox';
+import { extractVerification } from '../core/extract';
 import { summaryOf } from '../core/model';
 import type { AttachmentRecord, InboxListing, InboxRecord, MessageDetail, MessageRecord, MessageSummary } from '../core/model';
 import { MESSAGE_RESPONSE_SHARES as SHARES } from '../core/limits';
@@ -94,6 +95,10 @@ export const messageView = (m: MessageRecord, detail: MessageDetail, downloadUrl
     detail.attachments.map((a, i) => attachmentView(a, downloadUrls[i])),
     SHARES.attachments,
   );
+  const subject = detail.full_subject ?? m.subject;
+  // Derived on read from what the message keeps, so every message has it (those stored before it too).
+  const found = extractVerification(subject, detail.text, detail.html);
+  const verificationLinks = listWithin(found.links, SHARES.verification);
   const fromName = detail.full_from_name ?? m.from_name ?? null;
   const orNull = (value: string | null, budget: number = SHARES.other) => (value === null ? null : within(value, budget));
   return {
@@ -102,7 +107,7 @@ export const messageView = (m: MessageRecord, detail: MessageDetail, downloadUrl
     to: m.to,
     cc: listWithin(detail.cc, SHARES.addresses),
     reply_to: listWithin(detail.reply_to, SHARES.addresses),
-    subject: within(detail.full_subject ?? m.subject, SHARES.subject),
+    subject: within(subject, SHARES.subject),
     text,
     html,
     body_truncated: text.length < detail.text.length || html.length < detail.html.length,
@@ -114,6 +119,11 @@ export const messageView = (m: MessageRecord, detail: MessageDetail, downloadUrl
     codes: detail.codes,
     links,
     links_truncated: detail.links_truncated || links.length < detail.links.length,
+    verification: {
+      codes: found.codes,
+      links: verificationLinks,
+      links_truncated: found.links_truncated || verificationLinks.length < found.links.length,
+    },
     headers,
     headers_truncated: detail.headers_truncated || headers.length < detail.headers.length,
     auth: m.auth,

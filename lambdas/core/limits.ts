@@ -59,7 +59,7 @@ export const MESSAGE_CAPS = {
 /**
  * A full message's share of each part of its response, in bytes as Lambda counts them: the message's JSON travels
  * as a string inside the proxy result's JSON, escaped twice (a quote costs 4 bytes, a control character 7). Each
- * part is cut to its share, so that a message stays under LAMBDA_RESPONSE_LIMIT_BYTES (about 5.9 MB in all, with
+ * part is cut to its share, so that a message stays under LAMBDA_RESPONSE_LIMIT_BYTES (about 6.1 MB in all, with
  * the fields that have no share) whatever the mail holds: a 1 MB subject of control characters once made its
  * message a 502 for good. Lists keep their first items that fit; the raw download always has everything.
  */
@@ -74,6 +74,8 @@ export const MESSAGE_RESPONSE_SHARES = {
   attachments: 250_000,
   /** The links (`links_truncated`). */
   links: 200_000,
+  /** The links again with their text and source (`verification.links_truncated`); the codes are short and few. */
+  verification: 200_000,
   /** The Cc addresses, and the Reply-To addresses, each. */
   addresses: 50_000,
   fromName: 10_000,

@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS, TempMailApiError, type TempMailClient, type Message, type MessageSummary } from 'tempmail-client';
 import { Cuts, fenced, OUTPUT_LIMITS, sliceBody, UNTRUSTED_NOTICE } from './fence';
+import { registerExtractTools } from './extract-tools';
 import { MCP_WAIT_SECONDS, registerWaitTools } from './wait-tools';
 
 export { UNTRUSTED_NOTICE };
@@ -162,7 +163,7 @@ export const messageShape = {
 };
 
 export const inboxId = z.string().describe('The inbox id, e.g. inbox_…, as returned by create_inbox');
-const messageId = z.string().describe('The message id, e.g. msg_…, as returned by list_messages or wait_for_message');
+export const messageId = z.string().describe('The message id, e.g. msg_…, as returned by list_messages or wait_for_message');
 
 export function createServer(client: TempMailClient): McpServer {
   const server = new McpServer({ name: 'tempmail', version: '0.1.0' });
@@ -363,34 +364,7 @@ export function createServer(client: TempMailClient): McpServer {
     }),
   );
 
-  server.registerTool(
-    'extract_verification',
-    {
-      title: 'Extract verification codes and links',
-      description: 'Returns the verification codes (most likely first) and the links found in a message, without its body.',
-      inputSchema: z.strictObject({ inbox_id: inboxId, message_id: messageId }),
-      outputSchema: { message_id: z.string(), subject: z.string(), codes: z.array(z.string()), links: z.array(z.string()), untrusted_content_notice: z.string() },
-      annotations: { readOnlyHint: true, openWorldHint: true },
-    },
-    ({ inbox_id, message_id }) => tool(async () => {
-      const m = await client.getMessage(inbox_id, message_id);
-      const cuts = new Cuts();
-      const subject = cuts.field('subject', m.subject);
-      const codes = cuts.items('codes', m.codes, OUTPUT_LIMITS.codes).map((c) => cuts.field('code', c));
-      const links = cuts.items('links', m.links, OUTPUT_LIMITS.links).map((l) => cuts.field('link', l, OUTPUT_LIMITS.linkChars));
-      const text = [
-        `Codes and links found in message ${m.id}.`,
-        fenced([
-          `Subject: ${subject}`,
-          codes.length ? `Most likely code: ${codes[0]}${codes.length > 1 ? ` (others: ${codes.slice(1).join(', ')})` : ''}` : 'No code found.',
-          links.length ? `Links: ${links.join(' ')}` : 'No links.',
-        ]),
-        cuts.note('The REST API\'s GET /v1/inboxes/{id}/messages/{id} has every code and link.'),
-      ];
-      return ok(text.filter(Boolean).join('\n'), { message_id: m.id, subject, codes, links, untrusted_content_notice: UNTRUSTED_NOTICE });
-    }),
-  );
-
+  registerExtractTools(server, client);
   registerWaitTools(server, client);
   return server;
 }

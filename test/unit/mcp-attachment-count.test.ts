@@ -33,6 +33,7 @@ const message = (listed: number, count: number): Message => ({
   codes: [],
   links: [],
   links_truncated: false,
+  verification: { codes: [], links: [], links_truncated: false },
   headers: [],
   headers_truncated: false,
   auth: { spf: 'GRAY', dkim: 'GRAY', dmarc: 'GRAY', spam: 'PASS', virus: 'PASS' },

@@ -49,7 +49,8 @@ describe('a message whose every part is as large and as costly to escape as a ma
   };
   const detail: MessageDetail = {
     text: '"'.repeat(3_000_000),
-    html: worst(3_000_000),
+    // Links whose every character costs 7 bytes escaped twice, with anchor text as costly: `verification` lists them.
+    html: Array.from({ length: 300 }, (_, i) => `<a href="https://x.test/${i}/${'&#1;'.repeat(MESSAGE_CAPS.linkChars - 20)}">${worst(5_000)}</a>`).join(''),
     attachments: Array.from({ length: MESSAGE_CAPS.attachments }, (_, i) => ({
       id: `att_${i + 1}`,
       filename: worst(MESSAGE_CAPS.filenameChars),
@@ -89,6 +90,9 @@ describe('a message whose every part is as large and as costly to escape as a ma
     expect(view.links_truncated).toBe(true);
     expect(view.attachments_truncated).toBe(true);
     expect(view.codes).toEqual(['482913']);
+    expect(view.verification.links.length).toBeGreaterThan(0);
+    expect(view.verification.links_truncated).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify(JSON.stringify(view.verification.links)))).toBeLessThanOrEqual(MESSAGE_RESPONSE_SHARES.verification + 10);
   });
 });
 
