@@ -8,6 +8,7 @@ import type { MessageRecord } from '../lambdas/core/model';
 import { startStack } from '../test/support/stack';
 import { storesFor } from '../test/support/store';
 import { fmt, load } from './load';
+import { epochSeconds } from '../lambdas/core/inbox';
 
 const CONCURRENCY = 10;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -28,7 +29,7 @@ async function main() {
         received_at: new Date().toISOString(), size: 2048, text: 'x'.repeat(1500), html: '', attachments: [], codes: [], links: [],
         auth: { spf: 'DISABLED', dkim: 'DISABLED', dmarc: 'DISABLED', spam: 'DISABLED', virus: 'DISABLED' }, raw_key: 'x',
       };
-      await store.inboxes.putMessage(message, inbox, new Date().toISOString().slice(0, 10), 1e9);
+      await store.inboxes.putMessage(message, inbox, { nowEpoch: epochSeconds(Date.now()), day: new Date().toISOString().slice(0, 10), dailyLimit: 1e9 });
     }
     const getUrl = `${stack.apiUrl}/v1/inboxes/${inbox.id}`;
     const listUrl = `${stack.apiUrl}/v1/inboxes/${inbox.id}/messages?limit=50`;

@@ -21,6 +21,7 @@ import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { freePort } from '../local/ports';
 import { startS3Local } from '../local/s3-local';
 import { cpuMs, percentile } from './load';
+import { epochSeconds } from '../lambdas/core/inbox';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
 
@@ -59,7 +60,7 @@ async function measure(form: string, stores: Stores, pids: { java?: number; s3?:
       id: 'inb_bench', email: 'bench@tempmail.local', account_id: 'acc_bench', plan: 'enterprise' as const,
       created_at: new Date().toISOString(), expires_at: new Date((now + 3600) * 1000).toISOString(), expires_at_epoch: now + 3600, ttl: 3600, message_count: 0,
     };
-    await stores.inboxes.createInbox(inbox);
+    await stores.inboxes.createInbox(inbox, epochSeconds(Date.now()));
     const body = Buffer.alloc(2048, 'a');
     const raw = Buffer.from(`From: a@example.com\r\nTo: ${inbox.email}\r\nSubject: hi\r\n\r\n${'Lorem ipsum dolor sit amet. '.repeat(70)}`);
     const message = (i: number) =>
@@ -72,7 +73,7 @@ async function measure(form: string, stores: Stores, pids: { java?: number; s3?:
     const calls: [string, (i: number) => Promise<unknown>][] = [
       ['read address claim (GetItem)', () => stores.inboxes.inboxForAddress(inbox.email)],
       ['read day usage (GetItem)', () => stores.inboxes.usage(inbox.account_id, '2026-01-01')],
-      ['put message (TransactWrite)', (i) => stores.inboxes.putMessage(message(i), inbox, '2026-01-01', 1e9)],
+      ['put message (TransactWrite)', (i) => stores.inboxes.putMessage(message(i), inbox, { nowEpoch: epochSeconds(Date.now()), day: '2026-01-01', dailyLimit: 1e9 })],
       ['blob PUT 2 KB + metadata', (i) => stores.blobs.put(`inbound/m${i}`, body, 'message/rfc822', { 'tempmail-envelope': 'x'.repeat(200) })],
       ['blob GET 2 KB', (i) => stores.blobs.get(`inbound/m${i}`)],
       ['blob COPY', (i) => stores.blobs.copy(`inbound/m${i}`, `inboxes/${inbox.id}/m${i}/raw.eml`)],

@@ -36,6 +36,20 @@ export function lifetime(nowMs: number, ttlSeconds: number): Lifetime {
 
 export const isExpired = (expiresAtEpoch: number, nowMs: number = Date.now()): boolean => nowMs >= expiresAtEpoch * 1000;
 
+/** A clock reading (epoch ms) in the unit stores compare expiries in: whole epoch seconds. */
+export const epochSeconds = (nowMs: number): number => Math.floor(nowMs / 1000);
+
+/**
+ * The one rule for an address: it is free when no inbox claims it, or when the inbox claiming it has expired by
+ * `nowEpoch` (the use case's clock, epoch seconds); until then that inbox is live and takes its mail. A store
+ * applies it atomically with its write: the embedded store calls these, the DynamoDB store states the same as its
+ * conditions (the claim's expiry <= now; the inbox's expiry > now).
+ */
+export const claimIsFree = (claim: { expires_at_epoch: number } | null | undefined, nowEpoch: number): boolean =>
+  !claim || isExpired(claim.expires_at_epoch, nowEpoch * 1000);
+/** The same rule seen from the inbox: live, so taking mail, until it has expired by `nowEpoch`. */
+export const isLiveAt = (expiresAtEpoch: number, nowEpoch: number): boolean => !isExpired(expiresAtEpoch, nowEpoch * 1000);
+
 /**
  * When an inbox's data may be removed (epoch seconds): the removal grace after its expiry. DynamoDB's TTL attribute
  * holds it on AWS, so TTL (which never deletes before its time) keeps the grace; the local sweep uses it too.

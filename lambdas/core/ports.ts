@@ -21,9 +21,23 @@ export interface MessagePage extends Page<MessageSummary> {
   matched?: { count: number; exact: boolean };
 }
 
+/** What storing a message is judged against, decided by the use case: its clock, the day counted, the plan's limits. */
+export interface PutRules {
+  /** The use case's clock, epoch seconds (core/inbox.ts epochSeconds). */
+  nowEpoch: number;
+  /** The UTC day the mail counts against (`YYYY-MM-DD`). */
+  day: string;
+  dailyLimit: number;
+  /** Absent: no limit. */
+  storageLimit?: number;
+}
+
 export interface InboxStore {
-  /** Writes the inbox and claims its address atomically; false when the address is held by a live inbox. */
-  createInbox(inbox: InboxRecord): Promise<boolean>;
+  /**
+   * Writes the inbox and claims its address atomically; false when the address is not free at `nowEpoch` (the use
+   * case's clock, epoch seconds: core/inbox.ts claimIsFree).
+   */
+  createInbox(inbox: InboxRecord, nowEpoch: number): Promise<boolean>;
   getInbox(id: string): Promise<InboxRecord | null>;
   /**
    * An account's inboxes, expired ones too until they are removed, newest first (creation time, then id, both
@@ -69,9 +83,9 @@ export interface InboxStore {
    * `stored_bytes`, added to the inbox's and the account's) in one transaction.
    * 'duplicate' when it is already stored (idempotent ingest); 'quota' when the day's limit is reached; 'storage'
    * when the account's stored bytes would pass `storageLimit` (absent: no limit); 'gone' when the inbox vanished or
-   * expired meanwhile.
+   * is no longer live at `nowEpoch` (core/inbox.ts isLiveAt).
    */
-  putMessage(message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number, storageLimit?: number): Promise<'stored' | 'duplicate' | 'quota' | 'storage' | 'gone'>;
+  putMessage(message: MessageRecord, inbox: InboxRoute, rules: PutRules): Promise<'stored' | 'duplicate' | 'quota' | 'storage' | 'gone'>;
   /**
    * Removes one message of a live inbox (not one being deleted), and its `stored_bytes` from the inbox's and the
    * account's, in one transaction; false when there is no such message.

@@ -7,7 +7,7 @@ import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, BatchWriteComma
 import type { InboxPosition } from '../core/cursor';
 import { removalEpoch } from '../core/inbox';
 import type { InboxListing, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
-import type { InboxStore, KeyStore, MessagePage, Page } from '../core/ports';
+import type { InboxStore, KeyStore, MessagePage, Page, PutRules } from '../core/ports';
 import type { MessageFilter } from '../core/search';
 import { cancellationCodes, failedWrites, isConditionFailure, readPages, strip, transactNamed, transactWrite, type NamedWrites, type Table, type TableWrite } from './dynamo-items';
 import { DynamoAccountStore } from './dynamo-account-store';
@@ -20,15 +20,13 @@ import { ACCOUNT_INDEX, EXPIRY_ATTRIBUTE, expiryOf, inboxFromItem, keys, TTL_ATT
 const compareAge = (a: InboxPosition, b: InboxPosition): number =>
   a.created_at !== b.created_at ? (a.created_at > b.created_at ? 1 : -1) : a.id > b.id ? 1 : a.id < b.id ? -1 : 0;
 
-const nowEpoch = (nowMs = Date.now()) => Math.floor(nowMs / 1000);
-
 export class DynamoInboxStore extends DynamoAccountStore implements InboxStore, KeyStore {
   /** The table, for the functions of the modules beside this one. */
   private get at(): Table {
     return { db: this.db, table: this.table };
   }
 
-  async createInbox(inbox: InboxRecord): Promise<boolean> {
+  async createInbox(inbox: InboxRecord, nowEpoch: number): Promise<boolean> {
     const writes: NamedWrites<'inbox' | 'address'> = {
       inbox: {
         Put: {
@@ -38,7 +36,7 @@ export class DynamoInboxStore extends DynamoAccountStore implements InboxStore, 
         },
       },
       address: {
-        // The claim is free when absent or when the inbox holding it has expired.
+        // core/inbox.ts claimIsFree: free when absent or when the inbox holding it has expired by now.
         Put: {
           // The claim also carries what mail routing needs, so a recipient costs one read.
           Item: {
@@ -50,7 +48,7 @@ export class DynamoInboxStore extends DynamoAccountStore implements InboxStore, 
             created_at: inbox.created_at,
           },
           ConditionExpression: `attribute_not_exists(pk) OR ${expiryIs('<=', ':now')}`,
-          ExpressionAttributeValues: { ':now': nowEpoch() },
+          ExpressionAttributeValues: { ':now': nowEpoch },
         },
       },
     };
@@ -253,8 +251,8 @@ export class DynamoInboxStore extends DynamoAccountStore implements InboxStore, 
     return strip<MessageRecord>(out.Item, TTL_ATTRIBUTE);
   }
 
-  putMessage(message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number, storageLimit?: number) {
-    return putMessage(this.at, message, inbox, day, dailyLimit, storageLimit);
+  putMessage(message: MessageRecord, inbox: InboxRoute, rules: PutRules) {
+    return putMessage(this.at, message, inbox, rules);
   }
 
   async deleteMessage(inboxId: string, messageId: string): Promise<boolean> {

@@ -6,11 +6,10 @@
  */
 import { removalEpoch } from '../core/inbox';
 import type { InboxRoute, MessageRecord } from '../core/model';
+import type { PutRules } from '../core/ports';
 import { cancellationCodes, failedWrites, transactNamed, type NamedWrites, type Table } from './dynamo-items';
 import { expiryIs } from './dynamo-lifetime';
 import { keys, TTL_ATTRIBUTE } from '../layout/table-layout';
-
-const nowEpoch = (nowMs = Date.now()) => Math.floor(nowMs / 1000);
 
 /**
  * Storing a message updates the account's one day-usage item, so concurrent ingests of one account conflict
@@ -23,7 +22,7 @@ export const PUT_ATTEMPTS = 20;
 const CONFLICT_BACKOFF_MS = { base: 25, cap: 5_000 };
 
 /** InboxStore.putMessage on the table. */
-export async function putMessage({ db, table }: Table, message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number, storageLimit?: number) {
+export async function putMessage({ db, table }: Table, message: MessageRecord, inbox: InboxRoute, { nowEpoch, day, dailyLimit, storageLimit }: PutRules) {
   const dayEnd = Date.parse(`${day}T00:00:00Z`) / 1000 + 2 * 86_400;
   const bytes = message.stored_bytes ?? 0;
   if (storageLimit !== undefined && bytes > storageLimit) return 'storage' as const;
@@ -37,8 +36,9 @@ export async function putMessage({ db, table }: Table, message: MessageRecord, i
       Update: {
         Key: keys.inbox(inbox.id),
         UpdateExpression: bytes ? 'ADD message_count :one, stored_bytes :bytes' : 'ADD message_count :one',
+        // core/inbox.ts isLiveAt: the inbox takes mail until it has expired by now.
         ConditionExpression: `attribute_exists(pk) AND ${expiryIs('>', ':now')}`,
-        ExpressionAttributeValues: { ':one': 1, ':now': nowEpoch(), ...(bytes ? { ':bytes': bytes } : {}) },
+        ExpressionAttributeValues: { ':one': 1, ':now': nowEpoch, ...(bytes ? { ':bytes': bytes } : {}) },
       },
     },
     dailyUsage: {

@@ -6,7 +6,8 @@ import type { InboxPosition } from '../core/cursor';
 import type { InboxListing, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
 import { summaryOf } from '../core/model';
 import { recordJson } from '../core/message';
-import type { InboxStore, MessagePage, Page } from '../core/ports';
+import type { InboxStore, MessagePage, Page, PutRules } from '../core/ports';
+import { claimIsFree, isLiveAt } from '../core/inbox';
 import { matches, type MessageFilter } from '../core/search';
 import { MAX_FILTER_SCAN_BYTES, MAX_FILTER_SCAN_ITEMS } from '../core/limits';
 import type { Engine } from './sqlite-engine';
@@ -16,8 +17,6 @@ const parse = <T>(json: unknown): T => JSON.parse(String(json)) as T;
 
 /** Search rows read at once: a few, so that a scan stops close to its byte bound. */
 const SCAN_CHUNK_ROWS = 20;
-
-const nowEpoch = () => Math.floor(Date.now() / 1000);
 
 /** Entries a cache holds at most; past that it starts again (a prober's addresses cannot grow it without bound). */
 const CACHE_ENTRIES = 10_000;
@@ -55,12 +54,11 @@ export class SqliteInboxStore implements InboxStore {
     });
   }
 
-  createInbox(inbox: InboxRecord): Promise<boolean> {
+  createInbox(inbox: InboxRecord, nowEpoch: number): Promise<boolean> {
     const { engine } = this;
     return engine.write(() => {
-      // The claim is free when absent or when the inbox holding it has expired.
       const claim = engine.sql('SELECT expires_at_epoch FROM address_claims WHERE address = ?').get(inbox.email);
-      if (claim && Number(claim.expires_at_epoch) > nowEpoch()) return false;
+      if (!claimIsFree(claim && { expires_at_epoch: Number(claim.expires_at_epoch) }, nowEpoch)) return false;
       engine.sql('INSERT INTO inboxes (id, account_id, expires_at_epoch, message_count, record) VALUES (?, ?, ?, 0, ?)').run(
         inbox.id,
         inbox.account_id,
@@ -210,12 +208,12 @@ export class SqliteInboxStore implements InboxStore {
     return row ? parse<MessageRecord>(row.record) : null;
   }
 
-  putMessage(message: MessageRecord, inbox: InboxRoute, day: string, dailyLimit: number, storageLimit?: number): Promise<'stored' | 'duplicate' | 'quota' | 'storage' | 'gone'> {
+  putMessage(message: MessageRecord, inbox: InboxRoute, { nowEpoch, day, dailyLimit, storageLimit }: PutRules): Promise<'stored' | 'duplicate' | 'quota' | 'storage' | 'gone'> {
     const { engine } = this;
     return engine.write(() => {
       if (engine.sql('SELECT 1 FROM messages WHERE inbox_id = ? AND id = ?').get(inbox.id, message.id)) return 'duplicate' as const;
       const live = engine.sql('SELECT expires_at_epoch FROM inboxes WHERE id = ?').get(inbox.id);
-      if (!live || Number(live.expires_at_epoch) <= nowEpoch()) return 'gone' as const;
+      if (!live || !isLiveAt(Number(live.expires_at_epoch), nowEpoch)) return 'gone' as const;
       const used = engine.sql('SELECT emails FROM day_usage WHERE account_id = ? AND day = ?').get(inbox.account_id, day);
       if (used && Number(used.emails) >= dailyLimit) return 'quota' as const;
       const bytes = message.stored_bytes ?? 0;

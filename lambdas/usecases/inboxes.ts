@@ -3,7 +3,7 @@ import { matchDomain, normalizeUsername, reservedUsername, USERNAME_RULE } from 
 import { decodeInboxCursor, encodeInboxCursor } from '../core/cursor';
 import { badRequest, conflict, notFound } from '../core/errors';
 import { INBOX_ID, newInboxId, randomUsername } from '../core/ids';
-import { isExpired, lifetime, REMOVAL_GRACE_SECONDS, resolveTtl } from '../core/inbox';
+import { epochSeconds, isExpired, lifetime, REMOVAL_GRACE_SECONDS, resolveTtl } from '../core/inbox';
 import { DEFAULT_PAGE_SIZE } from '../core/limits';
 import type { Caller, InboxRecord } from '../core/model';
 import { blobKeys } from '../core/ports';
@@ -31,7 +31,7 @@ export async function createInbox(ctx: AppContext, caller: Caller, input: Create
   // Counted before the create, so parallel creates may pass the limit by as many as are in flight (a few: the rate
   // limit's burst); the count stops at the limit, so it reads at most that many inboxes.
   const { max_inboxes: maxInboxes } = plans[caller.plan];
-  if ((await ctx.stores.inboxes.liveInboxCount(caller.account_id, Math.floor(ctx.now() / 1000), maxInboxes)) >= maxInboxes) {
+  if ((await ctx.stores.inboxes.liveInboxCount(caller.account_id, epochSeconds(ctx.now()), maxInboxes)) >= maxInboxes) {
     throw conflict(`the ${caller.plan} plan holds at most ${maxInboxes} live inboxes per account; delete one or let one expire first`);
   }
   // A chosen address that is taken is a 409; a random one that collides is simply drawn again.
@@ -46,7 +46,7 @@ export async function createInbox(ctx: AppContext, caller: Caller, input: Create
       message_count: 0,
       ...lifetime(now, ttl),
     };
-    if (await ctx.stores.inboxes.createInbox(inbox)) return inbox;
+    if (await ctx.stores.inboxes.createInbox(inbox, epochSeconds(now))) return inbox;
     if (username) throw conflict(`address ${inbox.email} is already in use by a live inbox`);
   }
   throw conflict('could not find a free random address; try again');
@@ -132,7 +132,7 @@ export async function deleteInbox(ctx: AppContext, caller: Caller, inboxId: stri
   if (!inbox.deleting) {
     if (isExpired(inbox.expires_at_epoch, ctx.now())) throw notFound(`inbox expired: ${inboxId}`);
     // Past the removal grace: the sweep (and TTL) take it as due.
-    await withRoomToDelete(ctx, blobKeys.inbox(inbox.id), () => ctx.stores.inboxes.markInboxDeleting(inbox, Math.floor(ctx.now() / 1000) - REMOVAL_GRACE_SECONDS - 1));
+    await withRoomToDelete(ctx, blobKeys.inbox(inbox.id), () => ctx.stores.inboxes.markInboxDeleting(inbox, epochSeconds(ctx.now()) - REMOVAL_GRACE_SECONDS - 1));
   }
   const deadline = ctx.now() + ctx.settings.deleteBudgetMs;
   await ctx.stores.blobs.deletePrefix(blobKeys.inbox(inbox.id));
@@ -153,7 +153,7 @@ const DELETE_BATCH = 100;
  * stack's periodic sweep (neither the embedded store nor DynamoDB Local expires anything by itself).
  */
 export async function sweepExpired(ctx: AppContext): Promise<number> {
-  const cutoff = Math.floor(ctx.now() / 1000) - REMOVAL_GRACE_SECONDS;
+  const cutoff = epochSeconds(ctx.now()) - REMOVAL_GRACE_SECONDS;
   const expired = await ctx.stores.inboxes.inboxesExpiredBy(cutoff);
   for (const inbox of expired) {
     // Reported before the removal, so that a removal cut short is reported again by the next sweep (same event id).

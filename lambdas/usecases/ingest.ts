@@ -11,7 +11,7 @@ import { inboxAddressFor, isOurDomain, reservedUsername } from '../core/address'
 import { ApiError, isTransient } from '../core/errors';
 import { extractCodes, extractLinks } from '../core/extract';
 import { messageIdFrom } from '../core/ids';
-import { isExpired, receivedBeforeInbox, utcDay } from '../core/inbox';
+import { epochSeconds, isExpired, receivedBeforeInbox, utcDay } from '../core/inbox';
 import { QuotaReservations } from './quota-reservations';
 import { MESSAGE_CAPS, storedBytesBound } from '../core/limits';
 import { boundedFileName, boundedHeaders, boundedLinks, messageItem, summaryFields } from '../core/message';
@@ -303,7 +303,9 @@ export async function deliverMessage(ctx: IngestContext, mail: InboundMail): Pro
 async function storeMessage(ctx: AppContext, inbox: InboxRoute, recipient: string, messageId: string, rawKey: string, parsed: ParsedMail, size: number, mail: InboundMail, attachmentSources?: string[]) {
   const { record, attachmentKeys } = await storeBlobs(ctx, inbox, recipient, messageId, rawKey, parsed, size, mail, attachmentSources);
   const plan = ctx.settings.plans[inbox.plan];
-  const result = await ctx.stores.inboxes.putMessage(record, inbox, utcDay(mail.receivedAtMs), plan.emails_per_day, plan.storage_bytes);
+  // Live or not by this use case's clock (the store states the rule as its condition); counted on the day received.
+  const rules = { nowEpoch: epochSeconds(ctx.now()), day: utcDay(mail.receivedAtMs), dailyLimit: plan.emails_per_day, storageLimit: plan.storage_bytes };
+  const result = await ctx.stores.inboxes.putMessage(record, inbox, rules);
   return { result, record, attachmentKeys };
 }
 

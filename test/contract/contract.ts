@@ -3,7 +3,7 @@
  * (DynamoDB Local + the S3 server). What the use cases rely on is stated here once, so the two cannot drift.
  */
 import { messageIdFrom, newInboxId } from '../../lambdas/core/ids';
-import { lifetime } from '../../lambdas/core/inbox';
+import { epochSeconds, lifetime } from '../../lambdas/core/inbox';
 import type { InboxRecord, MessageRecord } from '../../lambdas/core/model';
 import { DISABLED_VERDICTS } from '../../lambdas/core/model';
 import { blobKeys, type Stores } from '../../lambdas/core/ports';
@@ -69,7 +69,7 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
     describe('inboxes and address claims', () => {
       it('creates an inbox and its claim, reads both back', async () => {
         const inbox = inboxRecord();
-        expect(await stores.inboxes.createInbox(inbox)).toBe(true);
+        expect(await stores.inboxes.createInbox(inbox, epochSeconds(Date.now()))).toBe(true);
         expect(await stores.inboxes.getInbox(inbox.id)).toEqual(inbox);
         expect(await stores.inboxes.inboxForAddress(inbox.email)).toEqual({
           id: inbox.id,
@@ -85,7 +85,7 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
 
       it('lets exactly one of many concurrent creates for one address win', async () => {
         const email = `${unique('race')}@tempmail.local`;
-        const results = await Promise.all(Array.from({ length: 25 }, () => stores.inboxes.createInbox(inboxRecord({ email }))));
+        const results = await Promise.all(Array.from({ length: 25 }, () => stores.inboxes.createInbox(inboxRecord({ email }), epochSeconds(Date.now()))));
         expect(results.filter(Boolean)).toHaveLength(1);
         const claim = await stores.inboxes.inboxForAddress(email);
         expect(await stores.inboxes.getInbox(claim!.id)).not.toBeNull();
@@ -94,9 +94,9 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
       it('frees an address once its inbox has expired, and a newer inbox keeps its claim when the old one is deleted', async () => {
         const email = `${unique('reuse')}@tempmail.local`;
         const old = inboxRecord({ email, ...lifetime(Date.now() - 7_200_000, 3600) });
-        expect(await stores.inboxes.createInbox(old)).toBe(true);
+        expect(await stores.inboxes.createInbox(old, epochSeconds(Date.now()))).toBe(true);
         const newer = inboxRecord({ email });
-        expect(await stores.inboxes.createInbox(newer)).toBe(true);
+        expect(await stores.inboxes.createInbox(newer, epochSeconds(Date.now()))).toBe(true);
         expect((await stores.inboxes.inboxForAddress(email))!.id).toBe(newer.id);
         await stores.inboxes.deleteInbox(old);
         expect((await stores.inboxes.inboxForAddress(email))!.id).toBe(newer.id);
@@ -106,9 +106,9 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
       it("counts an account's live inboxes up to a bound, leaving out expired, deleting and other accounts' ones", async () => {
         const account_id = unique('acct_count');
         const live = Array.from({ length: 4 }, () => inboxRecord({ account_id }));
-        for (const inbox of live) expect(await stores.inboxes.createInbox(inbox)).toBe(true);
-        await stores.inboxes.createInbox(inboxRecord({ account_id, ...lifetime(Date.now() - 7_200_000, 3600) }));
-        await stores.inboxes.createInbox(inboxRecord());
+        for (const inbox of live) expect(await stores.inboxes.createInbox(inbox, epochSeconds(Date.now()))).toBe(true);
+        await stores.inboxes.createInbox(inboxRecord({ account_id, ...lifetime(Date.now() - 7_200_000, 3600) }), epochSeconds(Date.now()));
+        await stores.inboxes.createInbox(inboxRecord(), epochSeconds(Date.now()));
         const now = Math.floor(Date.now() / 1000);
         expect(await stores.inboxes.liveInboxCount(account_id, now, 100)).toBe(4);
         expect(await stores.inboxes.liveInboxCount(account_id, now, 3)).toBe(3);
@@ -120,8 +120,8 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
       it('lists inboxes expired by a time, and the sweep removes them with their objects', async () => {
         const expired = inboxRecord({ ...lifetime(Date.now() - 3 * 3_600_000, 3600) });
         const live = inboxRecord();
-        await stores.inboxes.createInbox(expired);
-        await stores.inboxes.createInbox(live);
+        await stores.inboxes.createInbox(expired, epochSeconds(Date.now()));
+        await stores.inboxes.createInbox(live, epochSeconds(Date.now()));
         await stores.blobs.put(blobKeys.raw(expired.id, 'msg_x'), 'raw', 'message/rfc822');
         const due = await stores.inboxes.inboxesExpiredBy(Math.floor(Date.now() / 1000) - 3600);
         expect(due.map((i) => i.id)).toContain(expired.id);
@@ -134,13 +134,54 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
       });
     });
 
+    describe("the use case's clock (one clock: the store judges by the time it is handed, not its own)", () => {
+      // The wall clock and the use case's clock disagree here by hours, so a store reading its own clock answers
+      // the opposite way.
+      const HOUR_MS = 3_600_000;
+
+      it('frees an address when its inbox has expired by the use case\'s clock, and holds it while live by that clock', async () => {
+        const caller = { account_id: unique('acct_clock'), plan: 'enterprise' as const };
+        const username = unique('clock');
+        const start = Date.now();
+        const first = await createInbox({ ...opened.ctx, now: () => start }, caller, { username, ttl: 3600 });
+        // Two hours on by the use case's clock, the first inbox has expired: the address is free, though the wall
+        // clock still has that inbox live.
+        const later = await createInbox({ ...opened.ctx, now: () => start + 2 * HOUR_MS }, caller, { username, ttl: 3600 });
+        expect(later.email).toBe(first.email);
+        expect((await stores.inboxes.inboxForAddress(first.email))!.id).toBe(later.id);
+
+        // An inbox expired by the wall clock is still live two hours back on the use case's clock: its address is held.
+        const past = inboxRecord({ ...lifetime(start - 2 * HOUR_MS, 3600) });
+        expect(await stores.inboxes.createInbox(past, epochSeconds(start - 2 * HOUR_MS))).toBe(true);
+        const [name, domain] = past.email.split('@');
+        const back = { ...opened.ctx, now: () => start - 2 * HOUR_MS + 60_000, settings: { ...opened.ctx.settings, domains: [domain] } };
+        await expect(createInbox(back, { account_id: unique('acct_clock'), plan: 'enterprise' }, { username: name, ttl: 3600 })).rejects.toMatchObject({ status: 409 });
+        expect(await stores.inboxes.createInbox(inboxRecord({ email: past.email }), epochSeconds(start))).toBe(true);
+      });
+
+      it("stores a message only while its inbox is live by the clock it is handed: 'gone' once expired by it", async () => {
+        const inbox = inboxRecord();
+        const now = Date.now();
+        expect(await stores.inboxes.createInbox(inbox, epochSeconds(now))).toBe(true);
+        const rules = (atMs: number) => ({ nowEpoch: epochSeconds(atMs), day: DAY, dailyLimit: 1000 });
+        // Live by the wall clock for another hour, expired by the clock handed in.
+        expect(await stores.inboxes.putMessage(message(inbox, 1), inbox, rules(now + 2 * HOUR_MS))).toBe('gone');
+        expect(await stores.inboxes.putMessage(message(inbox, 1), inbox, rules(now))).toBe('stored');
+        // Expired by the wall clock, live by a clock set back before its expiry.
+        const expired = inboxRecord({ ...lifetime(now - 2 * HOUR_MS, 3600) });
+        expect(await stores.inboxes.createInbox(expired, epochSeconds(now - 2 * HOUR_MS))).toBe(true);
+        expect(await stores.inboxes.putMessage(message(expired, 1), expired, rules(now - 2 * HOUR_MS + 60_000))).toBe('stored');
+        expect(await stores.inboxes.putMessage(message(expired, 2), expired, rules(now))).toBe('gone');
+      });
+    });
+
     describe('messages', () => {
       it('stores a message once: a second put of the same id is a duplicate, and counts move once', async () => {
         const inbox = inboxRecord();
-        await stores.inboxes.createInbox(inbox);
+        await stores.inboxes.createInbox(inbox, epochSeconds(Date.now()));
         const m = message(inbox, 1);
-        expect(await stores.inboxes.putMessage(m, inbox, DAY, 1000)).toBe('stored');
-        expect(await stores.inboxes.putMessage(m, inbox, DAY, 1000)).toBe('duplicate');
+        expect(await stores.inboxes.putMessage(m, inbox, { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 1000 })).toBe('stored');
+        expect(await stores.inboxes.putMessage(m, inbox, { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 1000 })).toBe('duplicate');
         expect(await stores.inboxes.getMessage(inbox.id, m.id)).toEqual(m);
         expect((await stores.inboxes.getInbox(inbox.id))!.message_count).toBe(1);
         expect(await stores.inboxes.usage(inbox.account_id, DAY)).toBe(1);
@@ -148,10 +189,10 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
 
       it("answers 'gone' for an inbox that vanished or expired, and stores nothing", async () => {
         const missing = inboxRecord();
-        expect(await stores.inboxes.putMessage(message(missing, 1), missing, DAY, 1000)).toBe('gone');
+        expect(await stores.inboxes.putMessage(message(missing, 1), missing, { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 1000 })).toBe('gone');
         const expired = inboxRecord({ ...lifetime(Date.now() - 7_200_000, 3600) });
-        await stores.inboxes.createInbox(expired);
-        expect(await stores.inboxes.putMessage(message(expired, 1), expired, DAY, 1000)).toBe('gone');
+        await stores.inboxes.createInbox(expired, epochSeconds(Date.now()));
+        expect(await stores.inboxes.putMessage(message(expired, 1), expired, { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 1000 })).toBe('gone');
         expect((await stores.inboxes.listMessages(expired.id, 10)).items).toEqual([]);
       });
 
@@ -178,8 +219,8 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
       it('holds the daily limit exactly under concurrent puts for one account', async () => {
         const account = unique('acct_');
         const inboxes = [inboxRecord({ account_id: account }), inboxRecord({ account_id: account })];
-        for (const inbox of inboxes) await stores.inboxes.createInbox(inbox);
-        const results = await Promise.all(Array.from({ length: 30 }, (_, i) => stores.inboxes.putMessage(message(inboxes[i % 2], i), inboxes[i % 2], DAY, 12)));
+        for (const inbox of inboxes) await stores.inboxes.createInbox(inbox, epochSeconds(Date.now()));
+        const results = await Promise.all(Array.from({ length: 30 }, (_, i) => stores.inboxes.putMessage(message(inboxes[i % 2], i), inboxes[i % 2], { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 12 })));
         expect(results.filter((r) => r === 'stored')).toHaveLength(12);
         expect(results.filter((r) => r === 'quota')).toHaveLength(18);
         expect(await stores.inboxes.usage(account, DAY)).toBe(12);
@@ -191,10 +232,10 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
       it("keeps the account's stored bytes with each message: refused past the storage limit, exactly, under concurrent puts", async () => {
         const account = unique('acct_bytes');
         const inboxes = [inboxRecord({ account_id: account }), inboxRecord({ account_id: account })];
-        for (const inbox of inboxes) await stores.inboxes.createInbox(inbox);
+        for (const inbox of inboxes) await stores.inboxes.createInbox(inbox, epochSeconds(Date.now()));
         // 30 messages of 1,000 bytes against a limit of 12,500: exactly 12 fit, whatever the order.
         const results = await Promise.all(
-          Array.from({ length: 30 }, (_, i) => stores.inboxes.putMessage(message(inboxes[i % 2], i, { stored_bytes: 1_000 }), inboxes[i % 2], DAY, 1_000, 12_500)),
+          Array.from({ length: 30 }, (_, i) => stores.inboxes.putMessage(message(inboxes[i % 2], i, { stored_bytes: 1_000 }), inboxes[i % 2], { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 1_000, storageLimit: 12_500 })),
         );
         expect(results.filter((r) => r === 'stored')).toHaveLength(12);
         expect(results.filter((r) => r === 'storage')).toHaveLength(18);
@@ -203,8 +244,8 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
         expect(await stores.inboxes.usage(account, DAY)).toBe(12);
         // One message larger than the whole limit: refused, nothing counted.
         const other = inboxRecord();
-        await stores.inboxes.createInbox(other);
-        expect(await stores.inboxes.putMessage(message(other, 1, { stored_bytes: 5_000 }), other, DAY, 1_000, 4_999)).toBe('storage');
+        await stores.inboxes.createInbox(other, epochSeconds(Date.now()));
+        expect(await stores.inboxes.putMessage(message(other, 1, { stored_bytes: 5_000 }), other, { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 1_000, storageLimit: 4_999 })).toBe('storage');
         expect(await stores.inboxes.storageUsed(other.account_id)).toBe(0);
         expect(await stores.inboxes.storageUsed(unique('acct_none'))).toBe(0);
       });
@@ -212,8 +253,8 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
       it("frees an account's stored bytes when a message is deleted, an inbox is marked deleting or removed, once each", async () => {
         const account = unique('acct_free');
         const [a, b, c] = [inboxRecord({ account_id: account }), inboxRecord({ account_id: account }), inboxRecord({ account_id: account })];
-        for (const inbox of [a, b, c]) await stores.inboxes.createInbox(inbox);
-        const put = (inbox: InboxRecord, n: number, bytes: number) => stores.inboxes.putMessage(message(inbox, n, { stored_bytes: bytes }), inbox, DAY, 1_000, 1_000_000);
+        for (const inbox of [a, b, c]) await stores.inboxes.createInbox(inbox, epochSeconds(Date.now()));
+        const put = (inbox: InboxRecord, n: number, bytes: number) => stores.inboxes.putMessage(message(inbox, n, { stored_bytes: bytes }), inbox, { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 1_000, storageLimit: 1_000_000 });
         for (const [inbox, n, bytes] of [[a, 1, 100], [a, 2, 200], [b, 3, 1_000], [b, 4, 2_000], [c, 5, 10_000]] as const) expect(await put(inbox, n, bytes)).toBe('stored');
         expect(await stores.inboxes.storageUsed(account)).toBe(13_300);
 
@@ -240,14 +281,14 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
         await stores.inboxes.releaseStorage(account, 500);
         expect(await stores.inboxes.storageUsed(account)).toBe(0);
         // Room again: a message that did not fit before fits now.
-        expect(await stores.inboxes.putMessage(message(a, 9, { stored_bytes: 900 }), a, DAY, 1_000, 1_000)).toBe('stored');
+        expect(await stores.inboxes.putMessage(message(a, 9, { stored_bytes: 900 }), a, { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 1_000, storageLimit: 1_000 })).toBe('stored');
       });
 
       it('pages newest first across pages, every message exactly once, and summaries only', async () => {
         const inbox = inboxRecord();
-        await stores.inboxes.createInbox(inbox);
+        await stores.inboxes.createInbox(inbox, epochSeconds(Date.now()));
         const all = Array.from({ length: 23 }, (_, i) => message(inbox, i));
-        await Promise.all(all.map((m) => stores.inboxes.putMessage(m, inbox, DAY, 1e9)));
+        await Promise.all(all.map((m) => stores.inboxes.putMessage(m, inbox, { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 1e9 })));
         const seen: string[] = [];
         let after: string | undefined;
         let pages = 0;
@@ -273,10 +314,10 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
 
       it('deletes one message (the count drops) and then the inbox with everything in it', async () => {
         const inbox = inboxRecord();
-        await stores.inboxes.createInbox(inbox);
+        await stores.inboxes.createInbox(inbox, epochSeconds(Date.now()));
         const [a, b] = [message(inbox, 1), message(inbox, 2)];
-        await stores.inboxes.putMessage(a, inbox, DAY, 1e9);
-        await stores.inboxes.putMessage(b, inbox, DAY, 1e9);
+        await stores.inboxes.putMessage(a, inbox, { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 1e9 });
+        await stores.inboxes.putMessage(b, inbox, { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 1e9 });
         expect(await stores.inboxes.deleteMessage(inbox.id, a.id)).toBe(true);
         expect(await stores.inboxes.deleteMessage(inbox.id, a.id)).toBe(false);
         expect((await stores.inboxes.getInbox(inbox.id))!.message_count).toBe(1);
@@ -292,13 +333,13 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
     describe('deleting in steps', () => {
       it('marks an inbox deleting (its address free at once), then removes its messages a batch at a time', async () => {
         const inbox = inboxRecord();
-        await stores.inboxes.createInbox(inbox);
-        await Promise.all(Array.from({ length: 7 }, (_, i) => stores.inboxes.putMessage(message(inbox, i), inbox, DAY, 1e9)));
+        await stores.inboxes.createInbox(inbox, epochSeconds(Date.now()));
+        await Promise.all(Array.from({ length: 7 }, (_, i) => stores.inboxes.putMessage(message(inbox, i), inbox, { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 1e9 })));
         const past = Math.floor(Date.now() / 1000) - 7200;
         await stores.inboxes.markInboxDeleting(inbox, past);
         expect(await stores.inboxes.getInbox(inbox.id)).toMatchObject({ deleting: true, expires_at_epoch: past });
         // The address is free for a new inbox while the old one's messages are still there.
-        expect(await stores.inboxes.createInbox(inboxRecord({ email: inbox.email }))).toBe(true);
+        expect(await stores.inboxes.createInbox(inboxRecord({ email: inbox.email }), epochSeconds(Date.now()))).toBe(true);
         expect((await stores.inboxes.inboxesExpiredBy(past + 1)).map((i) => i.id)).toContain(inbox.id);
         expect(await stores.inboxes.deleteMessages(inbox.id, 3)).toBe(3);
         expect(await stores.inboxes.deleteMessages(inbox.id, 3)).toBe(3);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { appConfig } from '../../lambdas/config/app-config';
 import { appContext } from '../../lambdas/app/context';
 import { DAY, inboxRecord, message, storeContract } from './contract';
+import { epochSeconds } from '../../lambdas/core/inbox';
 
 storeContract('the embedded store (SQLite)', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-contract-'));
@@ -52,9 +53,9 @@ describe('the search rows', () => {
     const searchRows = (inboxId: string) => db.prepare('SELECT count(*) AS n FROM message_search WHERE inbox_id = ?').get(inboxId).n;
     try {
       const inbox = inboxRecord();
-      await ctx.stores.inboxes.createInbox(inbox);
+      await ctx.stores.inboxes.createInbox(inbox, epochSeconds(Date.now()));
       const messages = Array.from({ length: 5 }, (_, i) => message(inbox, i));
-      for (const m of messages) expect(await ctx.stores.inboxes.putMessage(m, inbox, DAY, 1000)).toBe('stored');
+      for (const m of messages) expect(await ctx.stores.inboxes.putMessage(m, inbox, { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 1000 })).toBe('stored');
       expect(searchRows(inbox.id)).toBe(5);
       expect(await ctx.stores.inboxes.deleteMessage(inbox.id, messages[0].id)).toBe(true);
       expect(searchRows(inbox.id)).toBe(4);
@@ -83,7 +84,7 @@ describe('a data folder from before claims kept the inbox creation time', () => 
       expect(await ctx.stores.inboxes.inboxForAddress('old@tempmail.local')).toEqual(expect.not.objectContaining({ created_at: expect.anything() }));
       expect((await ctx.stores.inboxes.inboxForAddress('old@tempmail.local'))!.id).toBe('inbox_old');
       const inbox = inboxRecord();
-      await ctx.stores.inboxes.createInbox(inbox);
+      await ctx.stores.inboxes.createInbox(inbox, epochSeconds(Date.now()));
       expect((await ctx.stores.inboxes.inboxForAddress(inbox.email))!.created_at).toBe(inbox.created_at);
     } finally {
       await ctx.stores.close();

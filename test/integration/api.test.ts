@@ -7,6 +7,7 @@ import { expectError, http } from '../support/http';
 import { sharedStack } from '../support/shared';
 import { newTestKey } from '../support/keys';
 import { storesFor } from '../support/store';
+import { epochSeconds } from '../../lambdas/core/inbox';
 
 const stack = sharedStack();
 const api = http(stack.apiUrl, stack.keys.enterprise);
@@ -228,7 +229,7 @@ describe('GET /v1/inboxes/{id}/messages paging', () => {
         auth: { spf: 'DISABLED', dkim: 'DISABLED', dmarc: 'DISABLED', spam: 'DISABLED', virus: 'DISABLED' },
         raw_key: `inboxes/${inbox.id}/${id}/raw.eml`,
       };
-      expect(await store.inboxes.putMessage(message, inbox, day, 1_000_000)).toBe('stored');
+      expect(await store.inboxes.putMessage(message, inbox, { nowEpoch: epochSeconds(Date.now()), day: day, dailyLimit: 1_000_000 })).toBe('stored');
     }
   });
 

@@ -11,6 +11,7 @@ import { expectError, http } from '../support/http';
 import { sharedStack } from '../support/shared';
 import { startStack, type StackHandle } from '../support/stack';
 import { storesFor } from '../support/store';
+import { epochSeconds } from '../../lambdas/core/inbox';
 
 const MESSAGES = 2_000;
 let stack: StackHandle;
@@ -36,7 +37,7 @@ it(`deletes an inbox of ${MESSAGES.toLocaleString('en')} messages: address free 
       size: 100, text: 'x', html: '', attachments: [], codes: [], links: [], auth: DISABLED_VERDICTS, raw_key: blobKeys.raw(inbox.id, id),
     } as MessageRecord;
   };
-  for (let i = 0; i < MESSAGES; i += 50) await Promise.all(Array.from({ length: 50 }, (_, k) => stores.inboxes.putMessage(message(i + k), inbox, day, 1e9)));
+  for (let i = 0; i < MESSAGES; i += 50) await Promise.all(Array.from({ length: 50 }, (_, k) => stores.inboxes.putMessage(message(i + k), inbox, { nowEpoch: epochSeconds(Date.now()), day: day, dailyLimit: 1e9 })));
   await stores.blobs.put(blobKeys.raw(inbox.id, message(0).id), 'raw', 'message/rfc822');
   expect((await api('GET', `/v1/inboxes/${inbox.id}`)).body.message_count).toBe(MESSAGES);
 
@@ -77,7 +78,7 @@ it('empties an inbox in steps and keeps it: 202 with finished false while messag
       id, inbox_id: target.id, from: 'load@example.com', from_name: null, to: target.email, subject: `m${i}`, received_at: new Date().toISOString(),
       size: 100, text: 'x', html: '', attachments: [], codes: [], links: [], auth: DISABLED_VERDICTS, raw_key: blobKeys.raw(target.id, id),
     } as MessageRecord;
-    await stores.inboxes.putMessage(record, target, day, 1e9);
+    await stores.inboxes.putMessage(record, target, { nowEpoch: epochSeconds(Date.now()), day: day, dailyLimit: 1e9 });
     await stores.blobs.put(record.raw_key, `raw ${i}`, 'message/rfc822');
     return id;
   };

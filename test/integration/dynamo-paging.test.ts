@@ -8,7 +8,7 @@ import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dy
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { newInboxId, newMessageId } from '../../lambdas/core/ids';
-import { lifetime, utcDay } from '../../lambdas/core/inbox';
+import { epochSeconds, lifetime, utcDay } from '../../lambdas/core/inbox';
 import type { InboxRecord, MessageRecord } from '../../lambdas/core/model';
 import { DynamoInboxStore } from '../../lambdas/store/dynamo-inbox-store';
 import { PUT_ATTEMPTS } from '../../lambdas/store/dynamo-put-message';
@@ -90,7 +90,7 @@ async function newInbox(accountId = `acct_${++accounts}`): Promise<InboxRecord> 
     ttl: 86_400,
     message_count: 0,
   };
-  expect(await store.createInbox(inbox)).toBe(true);
+  expect(await store.createInbox(inbox, epochSeconds(Date.now()))).toBe(true);
   return inbox;
 }
 
@@ -126,7 +126,7 @@ describe('paging over message items of ~90 KB (a Query stops at 1 MB)', () => {
     for (let i = 0; i < 60; i++) {
       const id = newMessageId(start + i * 10);
       ids.push(id);
-      expect(await store.putMessage(message(inbox, id, BIG), inbox, day(), 10_000)).toBe('stored');
+      expect(await store.putMessage(message(inbox, id, BIG), inbox, { nowEpoch: epochSeconds(Date.now()), day: day(), dailyLimit: 10_000 })).toBe('stored');
     }
   });
 
@@ -174,7 +174,7 @@ describe('paging over message items of ~90 KB (a Query stops at 1 MB)', () => {
     for (let i = 0; i < 15; i++) {
       // A few big messages arrive between two polls, as they would while a client waits.
       const arrived = [0, 1, 2].map((k) => newMessageId(start + i * 10 + k));
-      for (const id of arrived) expect(await store.putMessage(message(fresh, id, BIG), fresh, day(), 10_000)).toBe('stored');
+      for (const id of arrived) expect(await store.putMessage(message(fresh, id, BIG), fresh, { nowEpoch: epochSeconds(Date.now()), day: day(), dailyLimit: 10_000 })).toBe('stored');
       const seen: string[] = [];
       for (;;) {
         const page = await store.messagesSince(fresh.id, after, 100);
@@ -196,7 +196,7 @@ it('a parallel burst of 500 messages to one account: every one stored, Transacti
   const results = await Promise.allSettled(
     Array.from({ length: 500 }, (_, i) => {
       const inbox = inboxes[i % inboxes.length];
-      return store.putMessage(message(inbox, newMessageId(start + i), 2_000), inbox, day(), 10_000);
+      return store.putMessage(message(inbox, newMessageId(start + i), 2_000), inbox, { nowEpoch: epochSeconds(Date.now()), day: day(), dailyLimit: 10_000 });
     }),
   );
   const ms = Date.now() - start;

@@ -13,7 +13,7 @@ import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { handler as cleanupHandler } from '../../lambdas/cleanup/inbox-objects';
 import { blobKeys } from '../../lambdas/core/ports';
 import { appConfig } from '../../lambdas/config/app-config';
-import { lifetime, REMOVAL_GRACE_SECONDS, utcDay } from '../../lambdas/core/inbox';
+import { epochSeconds, lifetime, REMOVAL_GRACE_SECONDS, utcDay } from '../../lambdas/core/inbox';
 import { standInSettings } from '../../lambdas/layout/stand-ins';
 import { documentClient } from '../../lambdas/store/clients';
 import { ACCOUNT_INDEX, EXPIRY_ATTRIBUTE, keys, TTL_ATTRIBUTE } from '../../lambdas/layout/table-layout';
@@ -67,9 +67,9 @@ describe('the TTL attribute', () => {
   it('holds the expiry plus the removal grace on the inbox, its address claim and its messages, so "inbox expired" lasts the grace', async () => {
     const inbox = inboxRecord();
     const removal = inbox.expires_at_epoch + REMOVAL_GRACE_SECONDS;
-    expect(await ctx.stores.inboxes.createInbox(inbox)).toBe(true);
+    expect(await ctx.stores.inboxes.createInbox(inbox, epochSeconds(Date.now()))).toBe(true);
     const mail = message(inbox, 1);
-    expect(await ctx.stores.inboxes.putMessage(mail, inbox, utcDay(), 100)).toBe('stored');
+    expect(await ctx.stores.inboxes.putMessage(mail, inbox, { nowEpoch: epochSeconds(Date.now()), day: utcDay(), dailyLimit: 100 })).toBe('stored');
     expect(await item(keys.inbox(inbox.id))).toMatchObject({ [TTL_ATTRIBUTE]: removal, [EXPIRY_ATTRIBUTE]: inbox.expires_at_epoch });
     expect(await item(keys.address(inbox.email))).toMatchObject({ [TTL_ATTRIBUTE]: removal, [EXPIRY_ATTRIBUTE]: inbox.expires_at_epoch });
     expect(await item(keys.message(inbox.id, mail.id))).toMatchObject({ [TTL_ATTRIBUTE]: removal });
@@ -80,7 +80,7 @@ describe('the TTL attribute', () => {
 
   it('moves with a DELETE to the expiry the use case sets, plus the grace', async () => {
     const inbox = inboxRecord();
-    await ctx.stores.inboxes.createInbox(inbox);
+    await ctx.stores.inboxes.createInbox(inbox, epochSeconds(Date.now()));
     const past = Math.floor(Date.now() / 1000) - REMOVAL_GRACE_SECONDS - 1;
     await ctx.stores.inboxes.markInboxDeleting(inbox, past);
     expect(await item(keys.inbox(inbox.id))).toMatchObject({ [TTL_ATTRIBUTE]: past + REMOVAL_GRACE_SECONDS, [EXPIRY_ATTRIBUTE]: past });
@@ -95,15 +95,15 @@ describe('the TTL attribute', () => {
     await doc.send(new PutCommand({ TableName: LOCAL_TABLE, Item: { ...keys.address(old.email), ...claim } }));
     expect(await ctx.stores.inboxes.getInbox(old.id)).toEqual(old);
     expect((await ctx.stores.inboxes.inboxForAddress(old.email))?.expires_at_epoch).toBe(old.expires_at_epoch);
-    expect(await ctx.stores.inboxes.putMessage(message(old, 1), old, utcDay(), 100)).toBe('stored');
+    expect(await ctx.stores.inboxes.putMessage(message(old, 1), old, { nowEpoch: epochSeconds(Date.now()), day: utcDay(), dailyLimit: 100 })).toBe('stored');
     // Its address stays held while it lives, and is free once it has expired.
-    expect(await ctx.stores.inboxes.createInbox(inboxRecord({ email: old.email }))).toBe(false);
+    expect(await ctx.stores.inboxes.createInbox(inboxRecord({ email: old.email }), epochSeconds(Date.now()))).toBe(false);
     const expired = inboxRecord({ ...lifetime(Date.now() - 7_200_000, 3600) });
     await doc.send(new PutCommand({ TableName: LOCAL_TABLE, Item: { ...keys.inbox(expired.id), ...expired } }));
     await doc.send(new PutCommand({ TableName: LOCAL_TABLE, Item: { ...keys.address(expired.email), ...claim, inbox_id: expired.id, [TTL_ATTRIBUTE]: expired.expires_at_epoch } }));
-    expect(await ctx.stores.inboxes.putMessage(message(expired, 1), expired, utcDay(), 100)).toBe('gone');
+    expect(await ctx.stores.inboxes.putMessage(message(expired, 1), expired, { nowEpoch: epochSeconds(Date.now()), day: utcDay(), dailyLimit: 100 })).toBe('gone');
     expect((await ctx.stores.inboxes.inboxesExpiredBy(Math.floor(Date.now() / 1000))).map((i) => i.id)).toContain(expired.id);
-    expect(await ctx.stores.inboxes.createInbox(inboxRecord({ email: expired.email }))).toBe(true);
+    expect(await ctx.stores.inboxes.createInbox(inboxRecord({ email: expired.email }), epochSeconds(Date.now()))).toBe(true);
   });
 });
 
@@ -123,8 +123,8 @@ describe("an inbox item's REMOVE on the stream", () => {
     const kept = inboxRecord();
     const mails = [gone, kept].map((inbox) => message(inbox, 1));
     for (const [i, inbox] of [gone, kept].entries()) {
-      await ctx.stores.inboxes.createInbox(inbox);
-      await ctx.stores.inboxes.putMessage(mails[i], inbox, utcDay(), 100);
+      await ctx.stores.inboxes.createInbox(inbox, epochSeconds(Date.now()));
+      await ctx.stores.inboxes.putMessage(mails[i], inbox, { nowEpoch: epochSeconds(Date.now()), day: utcDay(), dailyLimit: 100 });
       await ctx.stores.blobs.put(blobKeys.raw(inbox.id, mails[i].id), 'raw mail', 'message/rfc822');
       await ctx.stores.blobs.put(blobKeys.attachment(inbox.id, mails[i].id, 'att_1'), 'attached', 'application/octet-stream');
     }
@@ -155,8 +155,8 @@ describe("an inbox item's REMOVE on the stream", () => {
     const account_id = `acct_ttl${Date.now()}`;
     const [expired, deleted, kept] = [inboxRecord({ account_id }), inboxRecord({ account_id }), inboxRecord({ account_id })];
     for (const [i, inbox] of [expired, deleted, kept].entries()) {
-      await ctx.stores.inboxes.createInbox(inbox);
-      expect(await ctx.stores.inboxes.putMessage(message(inbox, i, { stored_bytes: 1_000 * (i + 1) }), inbox, utcDay(), 100, 1_000_000)).toBe('stored');
+      await ctx.stores.inboxes.createInbox(inbox, epochSeconds(Date.now()));
+      expect(await ctx.stores.inboxes.putMessage(message(inbox, i, { stored_bytes: 1_000 * (i + 1) }), inbox, { nowEpoch: epochSeconds(Date.now()), day: utcDay(), dailyLimit: 100, storageLimit: 1_000_000 })).toBe('stored');
     }
     expect(await ctx.stores.inboxes.storageUsed(account_id)).toBe(6_000);
     // A DELETE marked one (its 2,000 bytes left then); TTL removes both items later.
@@ -193,7 +193,7 @@ describe('the account index', () => {
   it("holds an account's inboxes and nothing else of it (claims, keys, webhooks), with only what the list shows", async () => {
     const accountId = `acct_index${Date.now()}`;
     const inbox = inboxRecord({ account_id: accountId });
-    await ctx.stores.inboxes.createInbox(inbox);
+    await ctx.stores.inboxes.createInbox(inbox, epochSeconds(Date.now()));
     await issueKey(ctx, 'dev', { accountId });
     const createdAt = new Date().toISOString();
     const hook = { id: `wh_${Date.now()}`, account_id: accountId, url: 'https://example.com/hook', inbox_id: null, events: ['message.received' as const], description: null, secret_sealed: 'sealed', created_at: createdAt, status: 'enabled' as const, disabled_reason: null, disabled_at: null };
@@ -219,7 +219,7 @@ describe('the account index', () => {
     const made = [];
     for (let i = 0; i < 5; i++) {
       const inbox = inboxRecord({ account_id: accountId, ...lifetime(Date.now() + i * 1000, 3600) });
-      await ctx.stores.inboxes.createInbox(inbox);
+      await ctx.stores.inboxes.createInbox(inbox, epochSeconds(Date.now()));
       await issueKey(ctx, 'dev', { accountId });
       made.push(inbox);
     }

@@ -9,6 +9,7 @@ import { ROUTES } from '../../lambdas/contract/routes';
 import { http } from '../support/http';
 import { sharedStack } from '../support/shared';
 import { storesFor } from '../support/store';
+import { epochSeconds } from '../../lambdas/core/inbox';
 
 const stack = sharedStack();
 const store = storesFor(stack);
@@ -29,8 +30,7 @@ it('never lets one account see or change another account’s inboxes and message
         auth: { spf: 'DISABLED', dkim: 'DISABLED', dmarc: 'DISABLED', spam: 'DISABLED', virus: 'DISABLED' }, raw_key: `inboxes/${inbox.id}/${messageId}/raw.eml`,
       },
       inbox,
-      new Date().toISOString().slice(0, 10),
-      1e6,
+      { nowEpoch: epochSeconds(Date.now()), day: new Date().toISOString().slice(0, 10), dailyLimit: 1e6 },
     );
     inboxes.push({ id: created.id, email: created.email, messageId });
   }

@@ -14,7 +14,7 @@ import { appContext } from '../../lambdas/app/context';
 import type { Stores } from '../../lambdas/core/ports';
 import { BLOB_FILES_DIR, FILE_BLOB_MIN_BYTES } from '../../lambdas/store/sqlite-blob-files';
 import { DATABASE_FILE } from '../../lambdas/store/sqlite-store';
-import { REMOVAL_GRACE_SECONDS } from '../../lambdas/core/inbox';
+import { epochSeconds, REMOVAL_GRACE_SECONDS } from '../../lambdas/core/inbox';
 
 let dataDir: string;
 let stores: Stores;
@@ -66,7 +66,7 @@ it('removes the file with its object: delete, delete by prefix, replace, and the
   const { inboxRecord } = await import('../contract/contract');
   const { sweepExpired } = await import('../../lambdas/usecases/inboxes');
   const expired = inboxRecord({ expires_at_epoch: Math.floor(Date.now() / 1000) - REMOVAL_GRACE_SECONDS - 10 });
-  await stores.inboxes.createInbox(expired);
+  await stores.inboxes.createInbox(expired, epochSeconds(Date.now()));
   await stores.blobs.put(`inboxes/${expired.id}/m/raw.eml`, large(6), 'message/rfc822');
   expect(files()).toHaveLength(1);
   const ctx = appContext(appConfig({ store: { kind: 'embedded', dataDir, publicUrl: 'http://127.0.0.1:9' } }));

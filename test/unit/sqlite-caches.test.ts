@@ -11,6 +11,7 @@ import { appContext } from '../../lambdas/app/context';
 import { Engine } from '../../lambdas/store/sqlite-engine';
 import { DATABASE_FILE } from '../../lambdas/store/sqlite-store';
 import { DAY, inboxRecord, message } from '../contract/contract';
+import { epochSeconds } from '../../lambdas/core/inbox';
 
 let dataDir: string;
 beforeEach(() => (dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-caches-'))));
@@ -26,8 +27,8 @@ it('answers routes, day counts and webhook lists from memory only until another 
     expect(await stack.stores.inboxes.usage(inbox.account_id, DAY)).toBe(0); // cached
     expect(await stack.stores.webhooks.accountWebhooks(inbox.account_id)).toEqual([]); // cached
 
-    expect(await other.stores.inboxes.createInbox(inbox)).toBe(true);
-    expect(await other.stores.inboxes.putMessage(message(inbox, 0), inbox, DAY, 100)).toBe('stored');
+    expect(await other.stores.inboxes.createInbox(inbox, epochSeconds(Date.now()))).toBe(true);
+    expect(await other.stores.inboxes.putMessage(message(inbox, 0), inbox, { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 100 })).toBe('stored');
     await other.stores.webhooks.putWebhook({ id: 'wh_1', account_id: inbox.account_id, url: 'https://example.com/h', events: ['message.received'], status: 'active', created_at: DAY } as never, 10);
 
     expect(await stack.stores.inboxes.inboxForAddress(inbox.email)).toMatchObject({ id: inbox.id });
@@ -35,7 +36,7 @@ it('answers routes, day counts and webhook lists from memory only until another 
     expect((await stack.stores.webhooks.accountWebhooks(inbox.account_id)).map((h) => h.id)).toEqual(['wh_1']);
 
     // Its own writes go through at commit: the count and the route follow without a read.
-    expect(await stack.stores.inboxes.putMessage(message(inbox, 1), inbox, DAY, 100)).toBe('stored');
+    expect(await stack.stores.inboxes.putMessage(message(inbox, 1), inbox, { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 100 })).toBe('stored');
     expect(await stack.stores.inboxes.usage(inbox.account_id, DAY)).toBe(2);
     await stack.stores.inboxes.markInboxDeleting(inbox, 1);
     expect((await stack.stores.inboxes.inboxForAddress(inbox.email))!.expires_at_epoch).toBe(1);

@@ -11,6 +11,7 @@ import { appConfig } from '../../lambdas/config/app-config';
 import { appContext } from '../../lambdas/app/context';
 import { migrate, migrations } from '../../lambdas/store/sqlite-migrations';
 import { DATABASE_FILE } from '../../lambdas/store/sqlite-store';
+import { epochSeconds } from '../../lambdas/core/inbox';
 
 const Driver = require('libsql') as new (file: string) => {
   exec(sql: string): void;
@@ -73,7 +74,7 @@ describe('the embedded store opens a data folder from the version before numbere
       expect(await blobs.list('inbound/')).toEqual(['inbound/legacy-mail-1']);
       expect(String(await blobs.get('inbound/legacy-mail-1'))).toContain('Subject: pending');
       // And it still takes writes: a new inbox (with its claim's creation time), a message.
-      expect(await inboxes.createInbox({ ...inbox!, id: 'inb_new', email: 'new@tempmail.dev', message_count: 0 })).toBe(true);
+      expect(await inboxes.createInbox({ ...inbox!, id: 'inb_new', email: 'new@tempmail.dev', message_count: 0 }, epochSeconds(Date.now()))).toBe(true);
       expect((await inboxes.inboxForAddress('new@tempmail.dev'))!.created_at).toBe(inbox!.created_at);
       await ctx.stores.close();
       expect(schemaVersions(dataDir)).toEqual(Array.from({ length: latest }, (_, i) => i + 1));
