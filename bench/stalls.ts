@@ -3,10 +3,13 @@
  * small answer (GET /v1/openapi.json) every 20 ms and the slowest answer is reported, first idle, then while each of
  * three hostile loads runs: ten parallel searches with a pathological `q` over 800 mails of 95 KB, 38 MB mails being
  * ingested (three at once), and eight parallel downloads of a 29 MB attachment. Goal: the slowest probe ≤ 100 ms.
+ * The probe runs in a process of its own (stalls-probe.ts), so the load generator's own work is not counted.
  * The load average is printed beside: the machine is shared, and a probe waits for the CPU like everything else.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
+import path from 'node:path';
 import { http } from '../test/support/http';
 import { eventually, sendMail, sendSized } from '../test/support/mail';
 import { startStack } from '../test/support/stack';
@@ -17,30 +20,23 @@ const SEARCH_MAILS = Number(process.env.BENCH_SEARCH_MAILS ?? 800);
 /** Which loads run (BENCH_STALLS=search,large,downloads; all by default). */
 const PHASES = new Set((process.env.BENCH_STALLS ?? 'search,large,downloads').split(','));
 
+/** The probe runs in a child process (stalls-probe.ts) while `load` runs here; its figures once the load is done. */
 async function probeWhile(apiUrl: string, load: () => Promise<unknown>): Promise<{ slowest: number; probes: number; failed: number }> {
-  let done = false;
-  let slowest = 0;
-  let probes = 0;
-  let failed = 0;
-  const probing = (async () => {
-    while (!done) {
-      const started = performance.now();
-      // A probe that fails (a kept-alive connection reset after a stall) is counted, and the time it took still counts.
-      await fetch(`${apiUrl}/v1/openapi.json`)
-        .then((res) => res.arrayBuffer())
-        .catch(() => failed++);
-      slowest = Math.max(slowest, performance.now() - started);
-      probes++;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, 'stalls-probe.ts'), apiUrl], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  while (!out.includes('ready\n')) {
+    if (child.exitCode !== null) throw new Error('the probe process ended before its first answer');
+    await new Promise((r) => setTimeout(r, 20));
+  }
   try {
     await load();
   } finally {
-    done = true;
-    await probing;
+    child.stdin.end();
+    await exited;
   }
-  return { slowest, probes, failed };
+  return JSON.parse(out.slice(out.indexOf('ready\n') + 6)) as { slowest: number; probes: number; failed: number };
 }
 
 const report = (what: string, { slowest, probes, failed }: { slowest: number; probes: number; failed: number }) =>
