@@ -2,159 +2,26 @@
  * The IAM gate (local/aws/iam) with real parts: the synthesized template's policies, its own DynamoDB Local and S3
  * server, and the AWS SDK v3 clients a function uses, signed with that function's access key id and pointed at the
  * proxy. One copy of the template has one action removed from one function (as a hand edit would), to show the
- * call that needs it denied the way AWS denies it.
+ * call that needs it denied the way AWS denies it. The synth, the stand-ins and the clients: test/support/iam-gate-fixture.ts.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
-import { DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
-import {
-  CopyObjectCommand,
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import { GetItemCommand, PutItemCommand, QueryCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import { CopyObjectCommand, DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { ACCOUNT_INDEX } from '../../lambdas/layout/table-layout';
-import { createApp } from '../../lib/app';
-import { ensureBucket, ensureTable } from '../../local/bootstrap';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local';
-import { freePort } from '../../local/ports';
-import { startS3Local, type S3Local } from '../../local/s3-local';
-import {
-  accessKeyIdFor,
-  createIamGate,
-  createResolver,
-  explainUnused,
-  startIamProxy,
-  templateReasons,
-  UNUSED_GRANT_REASONS,
-  unusedGrants,
-  writeEvidence,
-  type CfnTemplate,
-  type IamGate,
-  type IamProxy,
-} from '../../local/aws/iam';
+import { accessKeyIdFor, createIamGate, explainUnused, startIamProxy, templateReasons, UNUSED_GRANT_REASONS, unusedGrants, writeEvidence, type CfnTemplate } from '../../local/aws/iam';
+import { ACCOUNT, BUCKET, clientsOf, fnId, grantsOf, iamGateFixture, idOfType, item, REGION, TABLE, without } from '../support/iam-gate-fixture';
 
 jest.setTimeout(180_000);
 
-const REGION = 'us-east-1';
-const ACCOUNT = '123456789012';
-const TABLE = `iam-gate-${process.pid}`;
-const BUCKET = `iam-gate-${process.pid}`;
-
+const fixture = iamGateFixture();
+const { gateFor, direct } = fixture;
 let template: CfnTemplate;
-let dynamo: DynamoDbLocal;
-let s3server: S3Local;
-const proxies: IamProxy[] = [];
-const dirs: string[] = [];
-
-/** A function's logical id by its construct id (`CreateInboxFunction` → `TempMailApiCreateInboxFunction36F62F3B`). */
-const fnId = (t: CfnTemplate, name: string): string => {
-  const found = Object.keys(t.Resources).filter((id) => t.Resources[id].Type === 'AWS::Lambda::Function' && new RegExp(`^TempMail(?:Api|Mail)?${name}[0-9A-F]{8}$`).test(id));
-  if (found.length !== 1) throw new Error(`no single function ${name}: ${found}`);
-  return found[0];
-};
-const idOfType = (t: CfnTemplate, type: string, pattern: RegExp): string => {
-  const found = Object.keys(t.Resources).filter((id) => t.Resources[id].Type === type && pattern.test(id));
-  if (found.length !== 1) throw new Error(`no single ${type} ${pattern}: ${found}`);
-  return found[0];
-};
-
-/** The gate for a template, with the local table and bucket names, and its proxy in front of the two stand-ins. */
-async function gateFor(t: CfnTemplate): Promise<{ gate: IamGate; proxy: IamProxy; lines: string[] }> {
-  const names = { [idOfType(t, 'AWS::DynamoDB::GlobalTable', /^TempMailStorageTable[0-9A-F]{8}$/)]: TABLE, [idOfType(t, 'AWS::S3::Bucket', /^TempMailStorageMail[0-9A-F]{8}$/)]: BUCKET };
-  const gate = createIamGate({ template: t, region: REGION, accountId: ACCOUNT, resolve: createResolver({ template: t, region: REGION, accountId: ACCOUNT, names }) });
-  const lines: string[] = [];
-  const proxy = await startIamProxy({ dynamodbEndpoint: dynamo.endpoint, s3Endpoint: s3server.endpoint, gate, log: (l) => lines.push(l) });
-  proxies.push(proxy);
-  return { gate, proxy, lines };
-}
-
-/** The SDK clients a function's process gets: its own access key id, the proxy's endpoints. */
-function clientsOf(proxy: IamProxy, functionLogicalId: string) {
-  const credentials = { accessKeyId: accessKeyIdFor(functionLogicalId), secretAccessKey: 'function-secret', sessionToken: 'function-session' };
-  return {
-    db: new DynamoDBClient({ endpoint: proxy.dynamodbEndpoint, region: REGION, credentials, maxAttempts: 1 }),
-    s3: new S3Client({
-      endpoint: proxy.s3Endpoint,
-      region: REGION,
-      credentials,
-      forcePathStyle: true,
-      maxAttempts: 1,
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    }),
-  };
-}
-
-/** Direct clients to the stand-ins, behind no gate: to see what a call did or did not change. */
-const direct = () => ({
-  db: new DynamoDBClient({ endpoint: dynamo.endpoint, region: REGION, credentials: { accessKeyId: 'direct', secretAccessKey: 'direct' } }),
-  s3: new S3Client({ endpoint: s3server.endpoint, region: REGION, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }),
-});
-
-/** Every (action, resource) a function's role grants, as `action resource` lines. */
-const grantsOf = (gate: IamGate, fn: string): string[] =>
-  gate.policiesOf(fn).flatMap(({ policy }) =>
-    policy.Statement.filter((st) => st.Effect === 'Allow').flatMap((st) =>
-      ([] as string[]).concat(st.Action ?? []).flatMap((a) => ([] as string[]).concat(st.Resource ?? []).map((r) => `${a} ${r}`)),
-    ),
-  );
-
-/**
- * A copy of the template with `action` removed from every statement of `functionLogicalId`'s role policies (which
- * must have it, unless `present` is false: the template may already grant it no more).
- */
-function without(t: CfnTemplate, functionLogicalId: string, action: string, present = true): CfnTemplate {
-  const copy = JSON.parse(JSON.stringify(t)) as CfnTemplate;
-  const role = copy.Resources[functionLogicalId].Properties!.Role['Fn::GetAtt'][0];
-  let removed = 0;
-  for (const r of Object.values(copy.Resources)) {
-    if (r.Type !== 'AWS::IAM::Policy' || !r.Properties!.Roles.some((x: { Ref: string }) => x.Ref === role)) continue;
-    for (const s of r.Properties!.PolicyDocument.Statement) {
-      const actions = ([] as string[]).concat(s.Action);
-      if (actions.includes(action)) {
-        s.Action = actions.filter((a) => a !== action);
-        removed++;
-      }
-    }
-  }
-  if (!removed && present) throw new Error(`${functionLogicalId} has no ${action} to remove`);
-  return copy;
-}
-
-const item = (pk: string, sk = 'INBOX') => ({ pk: { S: pk }, sk: { S: sk } });
-
-beforeAll(async () => {
-  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-iam-cdk-'));
-  dirs.push(outdir);
-  // Bundling skipped: the policies do not depend on the bundles, and synth stays under a minute.
-  const { app, stack } = createApp({
-    outdir,
-    context: { 'tempmail:domains': ['mail.tempmail.test', 'inbox.tempmail.test', 'box.tempmail.test'], 'aws:cdk:bundling-stacks': [] },
-  });
-  app.synth();
-  template = JSON.parse(fs.readFileSync(path.join(outdir, `${stack.artifactId}.template.json`), 'utf8'));
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-iam-s3-'));
-  dirs.push(dataDir);
-  [dynamo, s3server] = await Promise.all([
-    startDynamoDbLocal({ host: '127.0.0.1', port: await freePort() }, () => undefined),
-    startS3Local({ host: '127.0.0.1', port: await freePort(), directory: dataDir, bucket: BUCKET }, () => undefined),
-  ]);
-  await ensureTable(direct().db, TABLE);
-  await ensureBucket(direct().s3, BUCKET);
-}, 180_000);
-
-afterAll(async () => {
-  await Promise.all(proxies.map((p) => p.close()));
-  await Promise.all([dynamo?.stop(), s3server?.stop()]);
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+beforeAll(() => {
+  template = fixture.template();
 });
 
 describe('the synthesized template', () => {
@@ -330,7 +197,7 @@ describe('the unused-grant report', () => {
     policy.Properties!.PolicyDocument.Statement.push({ Effect: 'Allow', Action: 'dynamodb:Scan', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } });
     const { gate, proxy } = await gateFor(edited);
     await clientsOf(proxy, fn).db.send(new GetItemCommand({ TableName: TABLE, Key: item('iam#report') }));
-    const file = path.join(dirs[0], 'evidence.json');
+    const file = path.join(fixture.scratchDir(), 'evidence.json');
     writeEvidence(file, gate.snapshot());
     const run = spawnSync(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(__dirname, '../../scripts/iam-unused-grants.ts'), file], { encoding: 'utf8' });
     expect(run.status).toBe(1);
@@ -395,7 +262,7 @@ describe('streaming', () => {
     try {
       const gate = createIamGate({ template, region: REGION, accountId: ACCOUNT });
       const proxy = await startIamProxy({ s3Endpoint: `http://127.0.0.1:${(upstream.address() as { port: number }).port}`, gate, log: () => undefined });
-      proxies.push(proxy);
+      fixture.closeAfterAll(proxy);
       const fn = fnId(template, 'Ingest');
       const bucket = gate.resolve(idOfType(template, 'AWS::S3::Bucket', /^TempMailStorageMail[0-9A-F]{8}$/));
       const answer = await new Promise<string>((resolve, reject) => {

@@ -16,7 +16,6 @@ const NOT_YET_SPLIT: Record<string, number> = {
   'local/aws/control-plane.ts': 489,
   'lambdas/store/sqlite-store.ts': 471,
   'local/aws/template.ts': 433,
-  'test/integration/iam-gate.test.ts': 429,
   'local/aws/events.ts': 428,
   'local/gateway.ts': 415,
   'local/aws/functions.ts': 409,
