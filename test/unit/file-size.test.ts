@@ -19,7 +19,6 @@ const NOT_YET_SPLIT: Record<string, number> = {
   'local/aws/events.ts': 428,
   'local/gateway.ts': 415,
   'local/aws/functions.ts': 409,
-  'test/integration/webhooks.test.ts': 406,
   'local/aws/template-runner.ts': 405,
 };
 
