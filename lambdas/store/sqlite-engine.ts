@@ -62,6 +62,11 @@ export class Engine {
   /** Durable writes committed, waiting for the next fsync of the WAL; and whether one is running. */
   private unsynced: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   private syncing = false;
+  /**
+   * Transactions this connection has committed: a value read from the database is still exact while this has not
+   * moved (and no other connection has committed: checkExternalChange), so a cache keyed on it needs no read.
+   */
+  commits = 0;
 
   constructor(file: string) {
     const Driver = require('libsql') as new (file: string) => Database;
@@ -162,6 +167,7 @@ export class Engine {
       for (const w of batch) w.reject(error);
       return true;
     }
+    this.commits++;
     batch.forEach((w, i) => w.committed?.(results[i]));
     batch.forEach((w, i) => {
       if (w.durable) this.unsynced.push({ resolve: () => w.resolve(results[i]), reject: w.reject });

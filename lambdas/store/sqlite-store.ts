@@ -23,6 +23,25 @@ import { BLOB_FILES_DIR, BlobFiles } from './sqlite-blob-files';
 
 export const DATABASE_FILE = 'tempmail.db';
 
+/**
+ * The database's free pages in bytes (space it reuses before it grows), asked for at every RCPT and end of DATA (the
+ * free-space headroom, local/free-space.ts): read again only after a commit of this process or another connection's
+ * (Engine.checkExternalChange), not twice per mail, which once took 9% of ingest's CPU.
+ */
+function reclaimableBytes(engine: Engine): () => number {
+  const pageSize = engine.read(() => Number(engine.sql('PRAGMA page_size').get()?.page_size ?? 0));
+  let readAt = -1;
+  let free = 0;
+  engine.onExternalChange(() => (readAt = -1));
+  return () => {
+    if (readAt !== engine.commits) {
+      free = engine.read(() => Number(engine.sql('PRAGMA freelist_count').get()?.freelist_count ?? 0));
+      readAt = engine.commits;
+    }
+    return free * pageSize;
+  };
+}
+
 export function openEmbeddedStores(config: EmbeddedStoreConfig): Stores {
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const engine = new Engine(path.join(config.dataDir, DATABASE_FILE));
@@ -36,8 +55,7 @@ export function openEmbeddedStores(config: EmbeddedStoreConfig): Stores {
     webhooks: new SqliteWebhookStore(engine),
     downloads: blobs,
     sync: () => engine.sync(),
-    reclaimableBytes: () =>
-      engine.read(() => Number(engine.sql('PRAGMA freelist_count').get()?.freelist_count ?? 0) * Number(engine.sql('PRAGMA page_size').get()?.page_size ?? 0)),
+    reclaimableBytes: reclaimableBytes(engine),
     sweepOrphanFiles: () => files.sweep(() => blobs.namedFiles()),
     releaseObjectFiles: (prefix) => blobs.releaseFiles(prefix),
     async close() {

@@ -59,3 +59,39 @@ it('commits a group in one transaction; a write that throws undoes only itself',
     engine.close();
   }
 });
+
+it("reads the database's free pages (the free-space headroom's reclaimable bytes) again only after a commit", async () => {
+  const stack = open();
+  const other = open();
+  const reads = jest.spyOn(Engine.prototype, 'sql');
+  const freelistReads = () => reads.mock.calls.filter(([text]) => text === 'PRAGMA freelist_count').length;
+  try {
+    const inbox = inboxRecord();
+    const reclaimable = () => stack.stores.reclaimableBytes!();
+    await stack.stores.inboxes.inboxForAddress(inbox.email); // where the stack notices other connections' commits
+    const before = reclaimable();
+    const readsBefore = freelistReads();
+    // At every RCPT and end of DATA: no commit since, no read.
+    for (let i = 0; i < 5; i++) expect(reclaimable()).toBe(before);
+    expect(freelistReads()).toBe(readsBefore);
+
+    // Its own deletes free pages: seen at the next ask.
+    expect(await stack.stores.inboxes.createInbox(inbox, epochSeconds(Date.now()))).toBe(true);
+    for (let i = 0; i < 200; i++) expect(await stack.stores.inboxes.putMessage(message(inbox, i), inbox, { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 1_000 })).toBe('stored');
+    await stack.stores.inboxes.deleteInbox(inbox);
+    const freed = reclaimable();
+    expect(freed).toBeGreaterThan(before);
+    expect(freelistReads()).toBe(readsBefore + 1);
+
+    // Another connection's commit (it takes free pages back) is seen once a read has noticed it.
+    const second = inboxRecord();
+    expect(await other.stores.inboxes.createInbox(second, epochSeconds(Date.now()))).toBe(true);
+    for (let i = 0; i < 200; i++) expect(await other.stores.inboxes.putMessage(message(second, i), second, { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 1_000 })).toBe('stored');
+    await stack.stores.inboxes.inboxForAddress(second.email);
+    expect(reclaimable()).toBeLessThan(freed);
+  } finally {
+    reads.mockRestore();
+    await stack.stores.close();
+    await other.stores.close();
+  }
+});
