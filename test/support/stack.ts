@@ -64,6 +64,17 @@ export const newTestKeys = (): Keys => ({
   enterprise: `tm_test_enterprise_${randomBytes(12).toString('hex')}`,
 });
 
+/**
+ * The arguments after `node` of an npm script that starts the stack (`start`, `start:aws`), its script path made
+ * absolute: tests and benchmarks run the stack with exactly the flags a user's `npm start` gives it.
+ */
+export function npmStartCommand(script: 'start' | 'start:aws'): string[] {
+  const scripts = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const [node, ...args] = scripts[script].split(/\s+/);
+  if (node !== 'node') throw new Error(`package.json's ${script} script does not start with node: ${scripts[script]}`);
+  return args.map((arg) => (arg.endsWith('.ts') ? path.join(ROOT, arg) : arg));
+}
+
 export async function startStack(options: StackOptions = {}): Promise<StackHandle> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-test-'));
   const keys = newTestKeys();
@@ -96,12 +107,12 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
 
   const launch = () =>
     new Promise<void>((resolve, reject) => {
-      // `node --require tsx/cjs` as `npm start` runs it, not the tsx CLI: the CLI runs the script in a grandchild that a
-      // SIGKILL would orphan.
+      // The node command line of `npm start` (package.json: its flags too), not the tsx CLI: the CLI runs the script in
+      // a grandchild that a SIGKILL would orphan.
       // BENCH_STACK_NODE_ARGS adds node flags to the stack alone, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
       // The template form is `npm run start:aws` (local/aws/main.ts), started the same way.
-      const main = form === 'aws-template' ? path.join(ROOT, 'local', 'aws', 'main.ts') : path.join(ROOT, 'local', 'main.ts');
-      child = spawn(process.execPath, [...(process.env.BENCH_STACK_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--require', 'tsx/cjs', main], {
+      const command = npmStartCommand(form === 'aws-template' ? 'start:aws' : 'start');
+      child = spawn(process.execPath, [...(process.env.BENCH_STACK_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...command], {
         cwd: ROOT,
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
