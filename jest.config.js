@@ -58,6 +58,7 @@ module.exports = {
         '<rootDir>/test/e2e/mcp-waits.test.ts',
         '<rootDir>/test/integration/extraction.test.ts',
         '<rootDir>/test/e2e/mcp-extract.test.ts',
+        '<rootDir>/test/integration/snapshot.test.ts',
       ],
     },
     {
@@ -74,6 +75,7 @@ module.exports = {
         '<rootDir>/test/e2e/viewer.test.ts',
         '<rootDir>/test/integration/waits.test.ts',
         '<rootDir>/test/e2e/mcp-waits.test.ts',
+        '<rootDir>/test/integration/snapshot.test.ts',
         '<rootDir>/test/integration/aws-template.test.ts',
       ],
     },

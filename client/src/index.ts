@@ -15,6 +15,7 @@ import type {
   InboxList,
   Message,
   MessageList,
+  MessageSnapshot,
   RawLink,
   WaitResult,
   Webhook,
@@ -175,6 +176,14 @@ export class TempMailClient {
 
   async getMessage(inboxId: string, messageId: string): Promise<Message> {
     return this.json('GET', `/v1/inboxes/${segment(inboxId)}/messages/${segment(messageId)}`);
+  }
+
+  /**
+   * Subject, text and HTML with what changes between runs (codes, dates, message ids, the inbox address, tokens in
+   * URLs, tracking parameters, MIME boundaries) replaced by placeholders such as <CODE-1>: for `toMatchSnapshot()`.
+   */
+  async getMessageSnapshot(inboxId: string, messageId: string): Promise<MessageSnapshot> {
+    return this.json('GET', `/v1/inboxes/${segment(inboxId)}/messages/${segment(messageId)}/snapshot`);
   }
 
   /** The message as received over SMTP (message/rfc822). */

@@ -136,6 +136,16 @@ export interface Verification {
   links_truncated: boolean;
 }
 
+/** GET …/snapshot: the message normalised for snapshot tests (docs/API.md, "Snapshots"). */
+export interface MessageSnapshot {
+  id: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** A field was cut to its share of the answer (as a message's). */
+  truncated: boolean;
+}
+
 export interface WaitResult {
   message: Message | null;
   timed_out: boolean;

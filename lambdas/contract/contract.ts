@@ -41,6 +41,7 @@ export const CONTRACT = {
     },
   },
   getMessage: { params: s.MessagePath, query: s.NoQuery, response: s.Message, status: 200 },
+  getMessageSnapshot: { params: s.MessagePath, query: s.NoQuery, response: s.MessageSnapshot, status: 200 },
   deleteMessage: { params: s.MessagePath, query: s.NoQuery, response: s.Deleted, status: 200 },
   getRawMessage: {
     params: s.MessagePath,

@@ -103,6 +103,14 @@ const OPERATIONS: Record<Exclude<OperationName, 'getViewer' | 'getViewerAsset'>,
       'the virus scan: `download_url` null), the verification codes and links found in it, and the SPF, DKIM, DMARC, spam ' +
       'and virus verdicts.',
   },
+  getMessageSnapshot: {
+    tag: 'Messages',
+    description:
+      'The subject, text and HTML of a message normalised for snapshot tests: verification codes, dates and times, message ids, ' +
+      "the inbox's own address, signed or token-bearing URL parts and MIME boundaries become placeholders (`<CODE-1>`, " +
+      '`<DATE-1>`, `<TOKEN-1>`, …, numbered by first appearance, one value one placeholder in every field); tracking ' +
+      'parameters (`utm_*`, `fbclid`, …) are dropped. Compare it with a stored snapshot (jest `toMatchSnapshot`).',
+  },
   deleteMessage: { tag: 'Messages', description: "Deletes one message and its attachments; the inbox's count drops by one." },
   getRawMessage: {
     tag: 'Messages',

@@ -25,6 +25,7 @@ const TABLE = [
   { name: 'waitForMessages', method: 'POST', path: '/v1/inboxes/{inbox_id}/messages/wait', auth: true, summary: 'Wait for messages matching conditions, or for none' },
   { name: 'getMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}', auth: true, summary: 'Get a full message' },
   { name: 'deleteMessage', method: 'DELETE', path: '/v1/inboxes/{inbox_id}/messages/{message_id}', auth: true, summary: 'Delete one message' },
+  { name: 'getMessageSnapshot', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}/snapshot', auth: true, summary: 'Get a message normalised for snapshot tests' },
   { name: 'getRawMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}/raw', auth: true, summary: 'Get the original MIME message' },
   { name: 'listDomains', method: 'GET', path: '/v1/domains', auth: true, summary: 'List the domains inboxes can use' },
   { name: 'createWebhook', method: 'POST', path: '/v1/webhooks', auth: true, summary: 'Create a webhook (its signing secret is in this answer only)' },

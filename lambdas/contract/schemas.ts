@@ -251,6 +251,18 @@ export const Message = named(
   'Message',
 );
 
+export const MessageSnapshot = named(
+  z.object({
+    id: z.string(),
+    subject: z.string(),
+    text: z.string(),
+    html: z.string(),
+    truncated: described(z.boolean(), `a field was cut to its share of the answer (text and html ${MESSAGE_RESPONSE_SHARES.body.toLocaleString('en')} bytes each, as a message's)`),
+  }),
+  'MessageSnapshot',
+  'the subject, text and HTML with what changes between runs (codes, dates and times, message ids, the inbox address, signed or token-bearing URL parts, tracking parameters, MIME boundaries) replaced by stable placeholders such as <CODE-1>, by the rules of docs/API.md "Snapshots"',
+);
+
 export const WaitResult = named(
   z.object({ message: z.nullable(Message), timed_out: z.boolean() }),
   'WaitResult',

@@ -1,6 +1,7 @@
 /** Response shapes, field for field as the specification names them. */
 import { isExpired } from '../core/inbox';
 import { extractVerification } from '../core/extract';
+import type { SnapshotFields } from '../core/snapshot';
 import { summaryOf } from '../core/model';
 import type { AttachmentRecord, InboxListing, InboxRecord, MessageDetail, MessageRecord, MessageSummary } from '../core/model';
 import { MESSAGE_RESPONSE_SHARES as SHARES } from '../core/limits';
@@ -131,3 +132,11 @@ export const messageView = (m: MessageRecord, detail: MessageDetail, downloadUrl
   };
 };
 
+
+/** A message's snapshot (core/snapshot.ts), each field cut to the share a message's has. */
+export const snapshotView = (id: string, snapshot: SnapshotFields) => {
+  const subject = within(snapshot.subject, SHARES.subject);
+  const text = within(snapshot.text, SHARES.body);
+  const html = within(snapshot.html, SHARES.body);
+  return { id, subject, text, html, truncated: subject.length + text.length + html.length < snapshot.subject.length + snapshot.text.length + snapshot.html.length };
+};

@@ -72,6 +72,8 @@ export const ROUTE_FUNCTIONS: Readonly<Record<RouteName, RouteFunction>> = {
   waitForMessages: { handler: 'api/wait-for-messages', access: ['table:get', 'table:query', 'bucket:read'], timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS, longPoll: true, re2: true },
   getMessage: { handler: 'api/get-message', access: ['table:get', 'bucket:read'] },
   deleteMessage: { handler: 'api/delete-message', access: ['table:get', 'table:update', 'table:delete', 'bucket:list', 'bucket:delete'] },
+  // As getMessage: the message's item and (for a large one) its body object.
+  getMessageSnapshot: { handler: 'api/get-message-snapshot', access: ['table:get', 'bucket:read'] },
   getRawMessage: { handler: 'api/get-raw-message', access: ['table:get', 'bucket:read'] },
   listDomains: { handler: 'api/list-domains', access: [] },
   createWebhook: { handler: 'api/create-webhook', access: ['table:get', 'table:put', 'table:update', 'secrets:seal'] },

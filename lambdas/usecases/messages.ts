@@ -8,7 +8,8 @@ import { DEFAULT_PAGE_SIZE, DEFAULT_WAIT_SECONDS } from '../core/limits';
 import { messageDetail } from '../core/message';
 import type { Caller, MessageDetail, MessageRecord } from '../core/model';
 import { matches, messageFilter, searchFields } from '../core/search';
-import { summaryView, messageView } from '../contract/views';
+import { snapshotOf } from '../core/snapshot';
+import { summaryView, messageView, snapshotView } from '../contract/views';
 import type { AppContext } from './context';
 import { ownedInbox, withRoomToDelete } from './inboxes';
 
@@ -37,16 +38,24 @@ export async function listMessages(ctx: AppContext, caller: Caller, inboxId: str
   };
 }
 
-async function ownedMessage(ctx: AppContext, caller: Caller, inboxId: string, messageId: string): Promise<MessageRecord> {
+async function ownedInboxMessage(ctx: AppContext, caller: Caller, inboxId: string, messageId: string) {
   const inbox = await ownedInbox(ctx, caller, inboxId);
   const message = MESSAGE_ID.test(messageId) ? await ctx.stores.inboxes.getMessage(inbox.id, messageId) : null;
   if (!message) throw notFound(`message not found: ${messageId}`);
-  return message;
+  return { inbox, message };
+}
+
+const ownedMessage = async (ctx: AppContext, caller: Caller, inboxId: string, messageId: string): Promise<MessageRecord> =>
+  (await ownedInboxMessage(ctx, caller, inboxId, messageId)).message;
+
+/** The message's detail: from its item, and its body object when it has one. */
+async function storedDetail(ctx: AppContext, message: MessageRecord): Promise<MessageDetail> {
+  const stored = message.body_key ? await ctx.stores.blobs.get(message.body_key) : null;
+  return messageDetail(message, stored ? (JSON.parse(stored.toString('utf8')) as Partial<MessageDetail>) : null);
 }
 
 export async function fullMessage(ctx: AppContext, message: MessageRecord) {
-  const stored = message.body_key ? await ctx.stores.blobs.get(message.body_key) : null;
-  const detail = messageDetail(message, stored ? (JSON.parse(stored.toString('utf8')) as Partial<MessageDetail>) : null);
+  const detail = await storedDetail(ctx, message);
   const refused = downloadRefusal(message) !== null;
   const urls = await Promise.all(
     detail.attachments.map((a) => (refused ? null : ctx.stores.blobs.presignGet(a.key, ctx.settings.downloadUrlSeconds, attachmentDownload(a)))),
@@ -56,6 +65,21 @@ export async function fullMessage(ctx: AppContext, message: MessageRecord) {
 
 export async function getMessage(ctx: AppContext, caller: Caller, inboxId: string, messageId: string) {
   return fullMessage(ctx, await ownedMessage(ctx, caller, inboxId, messageId));
+}
+
+/** The message normalised for snapshot tests (core/snapshot.ts has the rules). */
+export async function getMessageSnapshot(ctx: AppContext, caller: Caller, inboxId: string, messageId: string) {
+  const { inbox, message } = await ownedInboxMessage(ctx, caller, inboxId, messageId);
+  const detail = await storedDetail(ctx, message);
+  const snapshot = snapshotOf({
+    subject: detail.full_subject ?? message.subject,
+    text: detail.text,
+    html: detail.html,
+    inboxEmail: inbox.email,
+    messageIds: [detail.message_id, detail.in_reply_to].filter((id): id is string => id !== null),
+    boundaries: detail.headers.filter((h) => /^content-type$/i.test(h.name)).flatMap((h) => /boundary="?([^";\s]+)/i.exec(h.value)?.[1] ?? []),
+  });
+  return snapshotView(message.id, snapshot);
 }
 
 /**

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS, TempMailApiError, type TempMailClient, type Message, type MessageSummary } from 'tempmail-client';
 import { Cuts, fenced, OUTPUT_LIMITS, sliceBody, UNTRUSTED_NOTICE } from './fence';
 import { registerExtractTools } from './extract-tools';
+import { registerMessageTools } from './message-tools';
 import { MCP_WAIT_SECONDS, registerWaitTools } from './wait-tools';
 
 export { UNTRUSTED_NOTICE };
@@ -365,6 +366,7 @@ export function createServer(client: TempMailClient): McpServer {
   );
 
   registerExtractTools(server, client);
+  registerMessageTools(server, client);
   registerWaitTools(server, client);
   return server;
 }

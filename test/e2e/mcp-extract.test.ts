@@ -66,3 +66,19 @@ it('extract_verification lists the candidates, inside the fence, when no single 
   expect(inside).toContain('No single link:');
   expect(inside).toContain('  https://a.example/2 (text: "Verify again")');
 });
+
+it('get_message_snapshot shows the normalised subject, text and HTML fenced, with the offset of the rest', async () => {
+  const ids = await messageOf({
+    subject: 'Your code is 482913',
+    text: 'Your code is 482913. Verify: https://acme.example/v?token=abc&utm_source=mail (sent 2026-11-26T16:02:33Z)',
+    html: '<p>Code <b>482913</b></p>',
+  });
+  const result = await call(client, 'get_message_snapshot', ids);
+  expect(result.isError).toBeFalsy();
+  expect(result.structuredContent).toMatchObject({ id: ids.message_id, subject: 'Your code is <CODE-1>', truncated: false, parts: [{ part: 'text', offset: 0 }, { part: 'html', offset: 0 }] });
+  const { inside } = fenceOf(result.content[0].text);
+  expect(inside).toBe('\nSubject: Your code is <CODE-1>\n--- text ---\nYour code is <CODE-1>. Verify: https://acme.example/v?token=<TOKEN-1> (sent <DATE-1>)\n--- html ---\n<p>Code <b><CODE-1></b></p>');
+  const cut = await call(client, 'get_message_snapshot', { ...ids, max_chars: 20 });
+  expect(cut.structuredContent?.parts[0]).toMatchObject({ shown_chars: 10, next_offset: 10 });
+  expect(cut.content[0].text).toMatch(/For more call get_message_snapshot with offset 10/);
+});

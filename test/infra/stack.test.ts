@@ -142,11 +142,11 @@ const GRANTS: Record<string, string[]> = {
   // Reads the inbox, lists a batch of its messages, deletes each with the count in one transaction and its objects.
   EmptyInboxFunction: ['dynamodb:DeleteItem table', 'dynamodb:GetItem table', 'dynamodb:Query table', 'dynamodb:UpdateItem table', 's3:DeleteObject bucket inboxes/*', LIST_INBOXES],
   ListMessagesFunction: ['dynamodb:GetItem table', 'dynamodb:Query table'],
-  // Polls the messages since the cursor, then reads the message and its body object (a missing one is 404: ListBucket);
-  // the POST form (conditions) the same.
+  // Polls the messages since the cursor, then reads the message and its body object (404 if missing: ListBucket); POST too.
   WaitForMessageFunction: ['dynamodb:GetItem table', 'dynamodb:Query table', 's3:GetObject bucket inboxes/*', LIST_INBOXES],
   WaitForMessagesFunction: ['dynamodb:GetItem table', 'dynamodb:Query table', 's3:GetObject bucket inboxes/*', LIST_INBOXES],
   GetMessageFunction: ['dynamodb:GetItem table', 's3:GetObject bucket inboxes/*', LIST_INBOXES],
+  GetMessageSnapshotFunction: ['dynamodb:GetItem table', 's3:GetObject bucket inboxes/*', LIST_INBOXES],
   // Reads inbox and message, deletes the message and decrements the count in one transaction, deletes its objects.
   DeleteMessageFunction: ['dynamodb:DeleteItem table', 'dynamodb:GetItem table', 'dynamodb:UpdateItem table', 's3:DeleteObject bucket inboxes/*', LIST_INBOXES],
   // HEAD of the raw object, then a presigned GET (signed with this role: s3:GetObject).

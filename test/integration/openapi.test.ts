@@ -214,6 +214,7 @@ it('answers every success as declared', async () => {
   await call(op('getInbox'), 200, { ids: { inbox } });
   await call(op('listMessages'), 200, { ids: { inbox }, query: '?limit=1' });
   await call(op('getMessage'), 200, { ids: { inbox, message } });
+  await call(op('getMessageSnapshot'), 200, { ids: { inbox, message } });
   await call(op('getRawMessage'), 302, { ids: { inbox, message } });
   await call(op('getRawMessage'), 200, { ids: { inbox, message }, query: '?as=url' });
   await call(op('listInboxes'), 200, { query: '?limit=2' });

@@ -24,6 +24,7 @@ const proofs: Record<string, true> = {
   Attachment: true satisfies Same<client.Attachment, z.infer<typeof schemas.Attachment>>,
   Message: true satisfies Same<client.Message, z.infer<typeof schemas.Message>>,
   WaitResult: true satisfies Same<client.WaitResult, z.infer<typeof schemas.WaitResult>>,
+  MessageSnapshot: true satisfies Same<client.MessageSnapshot, z.infer<typeof schemas.MessageSnapshot>>,
   Deleted: true satisfies Same<client.Deleted, z.infer<typeof schemas.Deleted>>,
   RawLink: true satisfies Same<client.RawLink, z.infer<typeof schemas.RawLink>>,
   InboxEmptied: true satisfies Same<client.InboxEmptied, z.infer<typeof schemas.InboxEmptied>>,
