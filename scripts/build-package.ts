@@ -17,6 +17,7 @@ import { build } from 'esbuild';
 import { AUTHORIZER_HANDLER, DEPLOYED_ROUTES } from '../lambdas/layout/functions';
 import { buildViewer } from '../viewer/build';
 import { RE2_WASM_FILE, RE2_WASM_NAME } from '../lib/re2-asset';
+import { PARSE_WORKER_BUNDLE } from '../lambdas/ingest/parse-thread';
 
 const ROOT = path.join(__dirname, '..');
 export const PACKAGE_DIR = path.join(ROOT, 'dist', 'package');
@@ -92,6 +93,8 @@ export async function buildPackage(outDir: string = PACKAGE_DIR): Promise<{ dir:
   });
   fs.chmodSync(bin, 0o755);
   await copyMigrations(path.join(outDir, 'bin'));
+  // The worker thread that parses large mail (lambdas/ingest/parse-thread.ts), found beside the bundle.
+  await build({ entryPoints: [path.join(ROOT, 'lambdas', 'ingest', 'parse-worker.ts')], outfile: path.join(outDir, 'bin', PARSE_WORKER_BUNDLE), bundle: true, platform: 'node', target: `node${root.engines.node.replace(/^>=/, '')}`, format: 'cjs', mainFields: ['module', 'main'], external: [...RUNTIME_DEPENDENCIES, ...CLONE_ONLY], legalComments: 'external', logLevel: 'warning' });
   // RE2's engine (POST …/messages/wait's regex conditions), read from beside the bundle: lib/re2-asset.ts.
   fs.copyFileSync(RE2_WASM_FILE, path.join(outDir, 'bin', RE2_WASM_NAME));
   const manifest = {

@@ -9,7 +9,7 @@
  */
 import type { AppConfig } from '../config/app-config';
 import { openEmbeddedStores } from '../store/sqlite-store';
-import { mailParser } from '../ingest/parse-mail';
+import { ThreadedMailParser } from '../ingest/parse-thread';
 import type { KeyStore } from '../core/ports';
 import type { IngestContext } from '../usecases/context';
 import type { awsKeyStore as AwsKeyStore } from '../store';
@@ -20,7 +20,8 @@ const aws = () => require('./aws-context') as typeof import('./aws-context');
 
 export function appContext(config: AppConfig, now: () => number = Date.now): IngestContext {
   const ctx = config.store.kind === 'embedded' ? contextOn(config, openEmbeddedStores(config.store), now) : aws().awsContext(config, now);
-  return Object.assign(ctx, { mail: mailParser });
+  // Large mail is parsed on a worker thread: the local stack serves everything else on its one event loop.
+  return Object.assign(ctx, { mail: new ThreadedMailParser() });
 }
 
 /** The keys CLI's store on a DynamoDB table (a deployed stack's, or the dynamodb form's DynamoDB Local). */

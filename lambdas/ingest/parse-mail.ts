@@ -278,8 +278,11 @@ async function parseStructure(raw: Buffer): Promise<MailparserResult> {
   return mailparserOf(raw);
 }
 
+/** The full parse's time budget (ParseOptions.timeoutMs): 5 s plus 1 s per MB unless the caller sets one. */
+export const parseBudgetMs = (raw: Buffer, options: ParseOptions): number => options.timeoutMs ?? 5_000 + Math.ceil(raw.length / 1_048_576) * 1_000;
+
 export async function parseMail(raw: Buffer, options: ParseOptions = {}): Promise<ParsedMail> {
-  const budget = options.timeoutMs ?? 5_000 + Math.ceil(raw.length / 1_048_576) * 1_000;
+  const budget = parseBudgetMs(raw, options);
   let timer: NodeJS.Timeout | undefined;
   try {
     const facts = headerFacts(raw, options);

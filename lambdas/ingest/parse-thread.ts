@@ -1,0 +1,138 @@
+/**
+ * The local stack's MailParser: a mail of THREAD_PARSE_MIN_BYTES or more is parsed on a worker thread
+ * (parse-worker.ts), so that its parse does not hold the one event loop that serves the API and every SMTP session
+ * (three 38 MB mails once stalled the API 1.7–1.8 s again and again, and a 39 MB mail's busy stretch was about 5 s).
+ * Smaller mail, nearly all of it, is parsed where it is, as before: a thread's round trip costs more than its parse.
+ * A function on AWS parses in-process (lambdas/app/ingest.ts): it serves one event at a time.
+ *
+ * The worker runs parse-mail.ts itself, so the result is the same parse. Neither method throws (the port's promise):
+ * a worker that fails, dies or outlives the parse's own time budget is ended (a new one starts for the next mail) and
+ * the mail is read minimally, with `parse_error` saying why, as parse-mail.ts does when mailparser fails in-process.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { MailParser, ParsedMail, ParseOptions } from '../core/ports';
+import { mailParser, parseBudgetMs } from './parse-mail';
+import type { ParseReply, ParseRequest } from './parse-worker';
+
+/** Mails at least this large are parsed on the worker thread. */
+export const THREAD_PARSE_MIN_BYTES = 1024 * 1024;
+
+/** Beyond the parse's own budget (which the worker's parse-mail.ts enforces), how long the worker may take to answer. */
+const WORKER_GRACE_MS = 10_000;
+
+/** The compiled worker beside the npm package's bundle (scripts/build-package.ts), whose __dirname is its bin/. */
+export const PARSE_WORKER_BUNDLE = 'parse-worker.js';
+
+/**
+ * The worker: the package's compiled script, else (a clone) this folder's TypeScript through tsx's require hook, as
+ * the stack itself runs, resolved from here.
+ */
+function newWorker(): Worker {
+  const bundled = path.join(__dirname, PARSE_WORKER_BUNDLE);
+  if (fs.existsSync(bundled)) return new Worker(bundled, { name: 'tempmail-parse' });
+  const boot = `require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(path.join(__dirname, 'parse-worker.ts'))});`;
+  return new Worker(boot, { eval: true, name: 'tempmail-parse' });
+}
+
+interface Job {
+  resolve: (parsed: ParsedMail) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+export class ThreadedMailParser implements MailParser {
+  private worker?: Worker;
+  private readonly jobs = new Map<number, Job>();
+  private lastId = 0;
+  /** Mails parsed on the worker thread so far (tests read it). */
+  threaded = 0;
+
+  constructor(
+    private readonly inProcess: MailParser = mailParser,
+    readonly minBytes = THREAD_PARSE_MIN_BYTES,
+  ) {}
+
+  minimal(raw: Buffer, options: ParseOptions, error: string): ParsedMail {
+    return this.inProcess.minimal(raw, options, error);
+  }
+
+  async parse(raw: Buffer, options: ParseOptions): Promise<ParsedMail> {
+    if (raw.length < this.minBytes) return this.inProcess.parse(raw, options);
+    this.threaded++;
+    try {
+      return await this.onWorker(raw, options);
+    } catch (error) {
+      return this.inProcess.minimal(raw, options, `the MIME structure could not be parsed (${(error as Error).message}); shown as plain text`);
+    }
+  }
+
+  /** Ends the worker, if one runs (jobs in flight are read minimally). */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    this.failAll(new Error('the parser was closed'));
+    await worker?.terminate();
+  }
+
+  private onWorker(raw: Buffer, options: ParseOptions): Promise<ParsedMail> {
+    const worker = this.running();
+    const id = ++this.lastId;
+    return new Promise<ParsedMail>((resolve, reject) => {
+      const budget = parseBudgetMs(raw, options) + WORKER_GRACE_MS;
+      const timer = setTimeout(() => {
+        // Stuck in synchronous work its own timer cannot interrupt: only ending the thread stops it.
+        if (this.worker === worker) this.worker = undefined;
+        this.failAll(new Error(`the parser thread took longer than ${budget} ms`));
+        void worker.terminate();
+      }, budget);
+      this.jobs.set(id, { resolve, reject, timer });
+      worker.ref();
+      // The mail is copied to the thread (the caller keeps its buffer: ingest stores it as the raw copy).
+      worker.postMessage({ id, raw, options } satisfies ParseRequest);
+    });
+  }
+
+  private running(): Worker {
+    if (this.worker) return this.worker;
+    const worker = newWorker();
+    worker.on('message', (reply: ParseReply) => this.settle(reply));
+    worker.on('error', (error) => this.lost(worker, error));
+    worker.on('exit', (code) => this.lost(worker, new Error(`the parser thread exited (${code})`)));
+    worker.unref();
+    this.worker = worker;
+    return worker;
+  }
+
+  private settle(reply: ParseReply): void {
+    const job = this.jobs.get(reply.id);
+    if (!job) return;
+    this.finish(reply.id, job);
+    if ('error' in reply) return job.reject(new Error(reply.error));
+    // Transferred, its buffers arrive as plain Uint8Arrays: Buffers again, over the same memory.
+    const { parsed } = reply;
+    job.resolve({ ...parsed, attachments: parsed.attachments.map((a) => ({ ...a, content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) })) });
+  }
+
+  private lost(worker: Worker, error: Error): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    this.failAll(error);
+  }
+
+  /** Fails the jobs in flight (all of them: one thread runs them all). */
+  private failAll(error: Error): void {
+    for (const [id, job] of this.jobs) {
+      this.finish(id, job);
+      job.reject(error);
+    }
+  }
+
+  private finish(id: number, job: Job): void {
+    clearTimeout(job.timer);
+    this.jobs.delete(id);
+    // An idle thread keeps no process alive.
+    if (this.jobs.size === 0) this.worker?.unref();
+  }
+}
