@@ -1,4 +1,7 @@
-/** `tempmail-mcp`: the TempMail MCP server on stdio. Configured by TEMPMAIL_API_KEY and TEMPMAIL_API_URL. */
+/**
+ * `tempmail-mcp`: the TempMail MCP server on stdio. Configured by TEMPMAIL_API_KEY and TEMPMAIL_API_URL;
+ * TEMPMAIL_MCP_EXTRACT_ONLY=1 (or --extract-only) offers no tool that shows a mail body (server.ts ServerOptions).
+ */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { TempMailClient } from 'tempmail-client';
 import { createServer } from './server';
@@ -12,7 +15,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const client = new TempMailClient({ apiKey, baseUrl: process.env.TEMPMAIL_API_URL || 'http://127.0.0.1:3000' });
-  await createServer(client).connect(new StdioServerTransport());
+  const extractOnly = process.env.TEMPMAIL_MCP_EXTRACT_ONLY === '1' || process.argv.includes('--extract-only');
+  await createServer(client, { extractOnly }).connect(new StdioServerTransport());
 }
 
 main().catch((error) => {

@@ -1,7 +1,7 @@
 /**
- * Message tools beyond reading one (issue 24): its snapshot form, normalised for snapshot tests. What the sender wrote
- * reaches the agent fenced and bounded (fence.ts), as get_message's body does: a slice of each part from `offset`, with
- * where the next one starts.
+ * Message tools beyond reading one (issue 24): its snapshot form, normalised for snapshot tests, and its raw MIME.
+ * What the sender wrote reaches the agent fenced and bounded (fence.ts), as get_message's body does: a slice from
+ * `offset`, with where the next one starts. Neither is offered in extract-only mode (they show bodies).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
@@ -12,6 +12,39 @@ import { inboxId, messageId, ok, tool } from './server';
 const sliceShape = z.object({ part: z.enum(['text', 'html']), offset: z.number(), shown_chars: z.number(), total_chars: z.number(), next_offset: z.number().optional() });
 
 export function registerMessageTools(server: McpServer, client: TempMailClient): void {
+  server.registerTool(
+    'get_raw_message',
+    {
+      title: 'Read the raw mail (MIME)',
+      description:
+        'Returns the message exactly as received over SMTP (headers and MIME parts, as text), fenced: max_chars characters ' +
+        `(default ${OUTPUT_LIMITS.bodyChars}, at most ${OUTPUT_LIMITS.maxBodyChars}) from offset. The result says how much the mail holds, what was cut ` +
+        'and the offset to ask for next. For the decoded bodies use get_message; the whole raw mail is a download from the REST API (GET …/raw).',
+      inputSchema: z.strictObject({
+        inbox_id: inboxId,
+        message_id: messageId,
+        offset: z.number().int().min(0).optional().describe('The first character to show (default 0): the next_offset of a previous call'),
+        max_chars: z.number().int().min(1).max(OUTPUT_LIMITS.maxBodyChars).optional(),
+      }),
+      outputSchema: { id: z.string(), size_bytes: z.number(), part: z.literal('raw'), offset: z.number(), shown_chars: z.number(), total_chars: z.number(), next_offset: z.number().optional(), untrusted_content_notice: z.string() },
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    ({ inbox_id, message_id, offset, max_chars }) => tool(async () => {
+      const bytes = await client.getRawMessage(inbox_id, message_id);
+      // MIME is 7-bit or 8-bit text; bytes that are not UTF-8 show as U+FFFD (the download has them as sent).
+      const raw = new TextDecoder('utf-8').decode(bytes);
+      const { text: shown, slice } = sliceBody('text', raw, offset ?? 0, max_chars ?? OUTPUT_LIMITS.bodyChars);
+      const cuts = new Cuts();
+      if (slice.next_offset !== undefined || slice.offset > 0) cuts.add(`characters ${slice.offset}–${slice.offset + slice.shown_chars} of ${slice.total_chars} shown`);
+      const rest =
+        slice.next_offset !== undefined
+          ? `For more call get_raw_message with offset ${slice.next_offset} (max_chars up to ${OUTPUT_LIMITS.maxBodyChars}); the whole mail is the REST API's GET /v1/inboxes/{id}/messages/{id}/raw (a download).`
+          : "The whole mail is the REST API's GET /v1/inboxes/{id}/messages/{id}/raw (a download).";
+      const text = [`Raw mail of message ${message_id}: ${bytes.length} bytes.`, fenced([shown]), cuts.note(rest)];
+      return ok(text.filter(Boolean).join('\n'), { id: message_id, size_bytes: bytes.length, ...slice, part: 'raw', untrusted_content_notice: UNTRUSTED_NOTICE });
+    }),
+  );
+
   server.registerTool(
     'get_message_snapshot',
     {

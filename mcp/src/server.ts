@@ -10,6 +10,7 @@ import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS, TempMailApiError, type TempMailCl
 import { Cuts, fenced, OUTPUT_LIMITS, sliceBody, UNTRUSTED_NOTICE } from './fence';
 import { registerExtractTools } from './extract-tools';
 import { registerMessageTools } from './message-tools';
+import { registerWebhookTools } from './webhook-tools';
 import { MCP_WAIT_SECONDS, registerWaitTools } from './wait-tools';
 
 export { UNTRUSTED_NOTICE };
@@ -166,8 +167,18 @@ export const messageShape = {
 export const inboxId = z.string().describe('The inbox id, e.g. inbox_…, as returned by create_inbox');
 export const messageId = z.string().describe('The message id, e.g. msg_…, as returned by list_messages or wait_for_message');
 
-export function createServer(client: TempMailClient): McpServer {
+export interface ServerOptions {
+  /**
+   * Extract-only mode (TEMPMAIL_MCP_EXTRACT_ONLY=1, or --extract-only): for agents that must not read mail bodies.
+   * The tools that show a body (get_message, get_raw_message, get_message_snapshot, wait_for_message) are not
+   * offered, and wait_for_messages answers each message's codes and links only (extract_verification's form).
+   */
+  extractOnly?: boolean;
+}
+
+export function createServer(client: TempMailClient, options: ServerOptions = {}): McpServer {
   const server = new McpServer({ name: 'tempmail', version: '0.1.0' });
+  const full = !options.extractOnly;
 
   server.registerTool(
     'create_inbox',
@@ -264,30 +275,32 @@ export function createServer(client: TempMailClient): McpServer {
     }),
   );
 
-  server.registerTool(
-    'get_message',
-    {
-      title: 'Read a message',
-      description:
-        'Returns one message. format "text" (default) gives the plain text (HTML turned into readable text when there is no text part) to save tokens; "html" the HTML; "full" both and authentication verdicts and headers. Codes and links found in it are always included. ' +
-        `What the sender wrote is shown fenced as untrusted. A body is shown up to max_chars characters (default ${OUTPUT_LIMITS.bodyChars}, at most ${OUTPUT_LIMITS.maxBodyChars}; "full" splits them between text and HTML) from offset; ` +
-        'the result says what was cut and the offset to ask for next.',
-      inputSchema: z.strictObject({
-        inbox_id: inboxId,
-        message_id: messageId,
-        format: z.enum(['text', 'html', 'full']).optional(),
-        offset: z.number().int().min(0).optional().describe('The first character of the body to show (default 0): the next_offset of a previous call'),
-        max_chars: z.number().int().min(1).max(OUTPUT_LIMITS.maxBodyChars).optional().describe(`How many characters of the body to show (default ${OUTPUT_LIMITS.bodyChars})`),
+  if (full) {
+    server.registerTool(
+      'get_message',
+      {
+        title: 'Read a message',
+        description:
+          'Returns one message. format "text" (default) gives the plain text (HTML turned into readable text when there is no text part) to save tokens; "html" the HTML; "full" both and authentication verdicts and headers. Codes and links found in it are always included. ' +
+          `What the sender wrote is shown fenced as untrusted. A body is shown up to max_chars characters (default ${OUTPUT_LIMITS.bodyChars}, at most ${OUTPUT_LIMITS.maxBodyChars}; "full" splits them between text and HTML) from offset; ` +
+          'the result says what was cut and the offset to ask for next.',
+        inputSchema: z.strictObject({
+          inbox_id: inboxId,
+          message_id: messageId,
+          format: z.enum(['text', 'html', 'full']).optional(),
+          offset: z.number().int().min(0).optional().describe('The first character of the body to show (default 0): the next_offset of a previous call'),
+          max_chars: z.number().int().min(1).max(OUTPUT_LIMITS.maxBodyChars).optional().describe(`How many characters of the body to show (default ${OUTPUT_LIMITS.bodyChars})`),
+        }),
+        outputSchema: messageShape,
+        annotations: { readOnlyHint: true, openWorldHint: true },
+      },
+      ({ inbox_id, message_id, format, offset, max_chars }) => tool(async () => {
+        const m = await client.getMessage(inbox_id, message_id);
+        const { text, structured } = messageOutput(m, { format: format ?? 'text', offset: offset ?? 0, maxChars: max_chars ?? OUTPUT_LIMITS.bodyChars });
+        return ok(text, structured);
       }),
-      outputSchema: messageShape,
-      annotations: { readOnlyHint: true, openWorldHint: true },
-    },
-    ({ inbox_id, message_id, format, offset, max_chars }) => tool(async () => {
-      const m = await client.getMessage(inbox_id, message_id);
-      const { text, structured } = messageOutput(m, { format: format ?? 'text', offset: offset ?? 0, maxChars: max_chars ?? OUTPUT_LIMITS.bodyChars });
-      return ok(text, structured);
-    }),
-  );
+    );
+  }
 
   server.registerTool(
     'delete_inbox',
@@ -334,39 +347,42 @@ export function createServer(client: TempMailClient): McpServer {
     }),
   );
 
-  server.registerTool(
-    'wait_for_message',
-    {
-      title: 'Wait for a message',
-      description:
-        `Waits up to timeout_seconds (default ${MCP_WAIT_SECONDS}, at most 120) for a message` + ' in the inbox that matches from and subject_contains ' +
-        '(case-insensitive substrings) and, if after is given, arrived after that message id. Without after, every message in the ' +
-        'inbox counts: if one already matches, the oldest such message is returned at once, otherwise the first to arrive. To wait ' +
-        'for a new message, pass after = the id of the last message you have seen. Returns the message (as get_message with format ' +
-        '"text") with timed_out: false, or message: null and timed_out: true when the time is up.',
-      inputSchema: z.strictObject({
-        inbox_id: inboxId,
-        timeout_seconds: z.number().int().min(1).max(120).optional(),
-        from: z.string().optional().describe('Substring of the sender address or name'),
-        subject_contains: z.string().optional(),
-        after: z.string().optional().describe('Only messages newer than this message id'),
+  if (full) {
+    server.registerTool(
+      'wait_for_message',
+      {
+        title: 'Wait for a message',
+        description:
+          `Waits up to timeout_seconds (default ${MCP_WAIT_SECONDS}, at most 120) for a message` + ' in the inbox that matches from and subject_contains ' +
+          '(case-insensitive substrings) and, if after is given, arrived after that message id. Without after, every message in the ' +
+          'inbox counts: if one already matches, the oldest such message is returned at once, otherwise the first to arrive. To wait ' +
+          'for a new message, pass after = the id of the last message you have seen. Returns the message (as get_message with format ' +
+          '"text") with timed_out: false, or message: null and timed_out: true when the time is up.',
+        inputSchema: z.strictObject({
+          inbox_id: inboxId,
+          timeout_seconds: z.number().int().min(1).max(120).optional(),
+          from: z.string().optional().describe('Substring of the sender address or name'),
+          subject_contains: z.string().optional(),
+          after: z.string().optional().describe('Only messages newer than this message id'),
+        }),
+        outputSchema: { timed_out: z.boolean(), message: z.object(messageShape).nullable(), hint: z.string().optional() },
+        annotations: { readOnlyHint: true, openWorldHint: true },
+      },
+      ({ inbox_id, timeout_seconds, from, subject_contains, after }) => tool(async () => {
+        const result = await client.waitForMessage(inbox_id, { timeout: timeout_seconds ?? MCP_WAIT_SECONDS, after, from, subject: subject_contains });
+        if (result.message) {
+          const { text, structured } = messageOutput(result.message, DEFAULT_READING);
+          return ok(text, { timed_out: false, message: structured });
+        }
+        const hint = `No matching message arrived within ${timeout_seconds ?? MCP_WAIT_SECONDS} s. Call wait_for_message again to keep waiting${after ? ` (after ${after})` : ''}, or check that the mail was sent to the right address.`;
+        return ok(hint, { timed_out: true, message: null, hint });
       }),
-      outputSchema: { timed_out: z.boolean(), message: z.object(messageShape).nullable(), hint: z.string().optional() },
-      annotations: { readOnlyHint: true, openWorldHint: true },
-    },
-    ({ inbox_id, timeout_seconds, from, subject_contains, after }) => tool(async () => {
-      const result = await client.waitForMessage(inbox_id, { timeout: timeout_seconds ?? MCP_WAIT_SECONDS, after, from, subject: subject_contains });
-      if (result.message) {
-        const { text, structured } = messageOutput(result.message, DEFAULT_READING);
-        return ok(text, { timed_out: false, message: structured });
-      }
-      const hint = `No matching message arrived within ${timeout_seconds ?? MCP_WAIT_SECONDS} s. Call wait_for_message again to keep waiting${after ? ` (after ${after})` : ''}, or check that the mail was sent to the right address.`;
-      return ok(hint, { timed_out: true, message: null, hint });
-    }),
-  );
+    );
+  }
 
   registerExtractTools(server, client);
-  registerMessageTools(server, client);
-  registerWaitTools(server, client);
+  if (full) registerMessageTools(server, client);
+  registerWebhookTools(server, client);
+  registerWaitTools(server, client, !full);
   return server;
 }

@@ -8,6 +8,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { TempMailApiError, type NearMiss, type TempMailClient } from 'tempmail-client';
 import { Cuts, fenced, OUTPUT_LIMITS, UNTRUSTED_NOTICE } from './fence';
+import { extractOutput, extractShape } from './extract-tools';
 import { DEFAULT_READING, inboxId, messageOutput, messageShape, ok, tool } from './server';
 
 /**
@@ -34,25 +35,30 @@ const waitInputOf = () => ({
   after: z.string().optional().describe('Only messages newer than this message id; without it every message in the inbox counts'),
 });
 
-/** Near misses for an agent: ids and the conditions failed, with the sender-written subject and values fenced. */
-function nearMissLines(misses: NearMiss[], cuts: Cuts): string[] {
+/**
+ * Near misses for an agent: ids and the conditions failed, with the sender-written subject and values fenced. In
+ * extract-only mode without them: a value seen may be a body's (a text condition).
+ */
+function nearMissLines(misses: NearMiss[], cuts: Cuts, extractOnly: boolean): string[] {
   return misses.map((m) => {
-    const failed = m.failed.map((f) => `${f.field} ${f.op} "${cuts.field('condition value', f.value)}" (seen: ${f.seen === null ? 'nothing' : `"${cuts.field('seen value', f.seen)}"`})`);
-    return `${m.id}  subject "${cuts.field('a subject', m.subject, OUTPUT_LIMITS.listFieldChars)}"  failed: ${failed.join('; ')}`;
+    const seen = (f: NearMiss['failed'][number]) => (extractOnly ? '' : ` (seen: ${f.seen === null ? 'nothing' : `"${cuts.field('seen value', f.seen)}"`})`);
+    const failed = m.failed.map((f) => `${f.field} ${f.op} "${cuts.field('condition value', f.value)}"${seen(f)}`);
+    return `${m.id}${extractOnly ? '' : `  subject "${cuts.field('a subject', m.subject, OUTPUT_LIMITS.listFieldChars)}"`}  failed: ${failed.join('; ')}`;
   });
 }
 
-export function registerWaitTools(server: McpServer, client: TempMailClient): void {
+/** `extractOnly`: wait_for_messages answers codes and links, never a body (ServerOptions in server.ts). */
+export function registerWaitTools(server: McpServer, client: TempMailClient, extractOnly = false): void {
   const waitInput = waitInputOf();
   server.registerTool(
     'wait_for_messages',
     {
       title: 'Wait for messages matching conditions',
       description:
-        'Waits until count messages (default 1) in the inbox match the conditions, and returns them (each as get_message with format "text"). ' +
+        `Waits until count messages (default 1) in the inbox match the conditions, and returns them (${extractOnly ? 'each as extract_verification does: codes and links only, never a body' : 'each as get_message with format "text"'}). ` +
         'Conditions test subject, from, to, text, html, attachment_name or header:<Name> with contains, equals or regex; match all (default) or any. ' +
         'exact: more than count matching is an error naming them. When the time is up it returns timed_out: true with near_misses: the latest messages ' +
-        'that did not match, each with the conditions it failed and the value it held.',
+        `that did not match, each with the conditions it failed${extractOnly ? '' : ' and the value it held'}.`,
       inputSchema: z.strictObject({
         ...waitInput,
         count: z.number().int().min(1).max(10).optional().describe('How many matching messages to wait for (default 1)'),
@@ -60,8 +66,10 @@ export function registerWaitTools(server: McpServer, client: TempMailClient): vo
       }),
       outputSchema: {
         timed_out: z.boolean(),
-        messages: z.array(z.object(messageShape)),
-        near_misses: z.array(z.object({ id: z.string(), subject: z.string(), failed: z.array(z.object({ field: z.string(), op: z.string(), value: z.string(), seen: z.string().nullable() })) })).optional(),
+        messages: extractOnly ? z.array(z.object(extractShape)) : z.array(z.object(messageShape)),
+        near_misses: z
+          .array(z.object({ id: z.string(), subject: z.string().optional(), failed: z.array(z.object({ field: z.string(), op: z.string(), value: z.string(), seen: z.string().nullable().optional() })) }))
+          .optional(),
         untrusted_content_notice: z.string(),
       },
       annotations: { readOnlyHint: true, openWorldHint: true },
@@ -69,6 +77,11 @@ export function registerWaitTools(server: McpServer, client: TempMailClient): vo
     ({ inbox_id, conditions, match, count, exact, after, timeout_seconds }) => tool(async () => {
       try {
         const { messages } = await client.waitFor(inbox_id, { conditions, match, count, exact, after, timeout: timeout_seconds ?? MCP_WAIT_SECONDS });
+        if (extractOnly) {
+          const found = messages.map((m) => extractOutput(m, undefined));
+          const texts = found.map((f) => [`Message ${f.structured.message_id}:`, fenced(f.lines), f.cuts.note('')].filter(Boolean).join('\n'));
+          return ok([`${messages.length} matching message(s).`, ...texts].join('\n'), { timed_out: false, messages: found.map((f) => f.structured), untrusted_content_notice: UNTRUSTED_NOTICE });
+        }
         const outputs = messages.map((m) => messageOutput(m, { ...DEFAULT_READING, maxChars: Math.floor(DEFAULT_READING.maxChars / messages.length) }));
         return ok(
           [`${messages.length} matching message(s).`, ...outputs.map((o) => o.text)].join('\n'),
@@ -78,12 +91,16 @@ export function registerWaitTools(server: McpServer, client: TempMailClient): vo
         if (!(error instanceof TempMailApiError && error.status === 408)) throw error;
         const cuts = new Cuts();
         const misses = (error.details.near_misses ?? []) as NearMiss[];
-        const lines = nearMissLines(misses, cuts);
-        const near_misses = misses.map((m) => ({
-          id: m.id,
-          subject: cuts.field('a subject', m.subject, OUTPUT_LIMITS.listFieldChars),
-          failed: m.failed.map((f) => ({ ...f, seen: f.seen === null ? null : cuts.field('seen value', f.seen) })),
-        }));
+        const lines = nearMissLines(misses, cuts, extractOnly);
+        const near_misses = misses.map((m) =>
+          extractOnly
+            ? { id: m.id, failed: m.failed.map(({ field, op, value }) => ({ field, op, value: cuts.field('condition value', value) })) }
+            : {
+                id: m.id,
+                subject: cuts.field('a subject', m.subject, OUTPUT_LIMITS.listFieldChars),
+                failed: m.failed.map((f) => ({ ...f, seen: f.seen === null ? null : cuts.field('seen value', f.seen) })),
+              },
+        );
         const text = [`Timed out: ${error.message}.`, ...(lines.length ? ['Near misses (newest first):', fenced(lines)] : []), cuts.note('')].filter(Boolean).join('\n');
         return ok(text, { timed_out: true, messages: [], near_misses, untrusted_content_notice: UNTRUSTED_NOTICE });
       }
@@ -109,7 +126,7 @@ export function registerWaitTools(server: McpServer, client: TempMailClient): vo
       } catch (error) {
         if (!(error instanceof TempMailApiError && error.status === 409)) throw error;
         const id = String(error.details.message_id);
-        return ok(`A matching message arrived: ${id} (get_message reads it).`, { matched: true, message_id: id });
+        return ok(`A matching message arrived: ${id} (${extractOnly ? 'extract_verification' : 'get_message'} reads it).`, { matched: true, message_id: id });
       }
     }),
   );

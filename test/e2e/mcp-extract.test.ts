@@ -82,3 +82,57 @@ it('get_message_snapshot shows the normalised subject, text and HTML fenced, wit
   expect(cut.structuredContent?.parts[0]).toMatchObject({ shown_chars: 10, next_offset: 10 });
   expect(cut.content[0].text).toMatch(/For more call get_message_snapshot with offset 10/);
 });
+
+it('get_raw_message shows the MIME as received, fenced and bounded, with how much there is and the offset of the rest', async () => {
+  const ids = await messageOf({ subject: 'Raw check', text: `Line one.\n${'x'.repeat(30_000)}` });
+  const first = await call(client, 'get_raw_message', ids);
+  expect(first.isError).toBeFalsy();
+  const sc = first.structuredContent!;
+  expect(sc).toMatchObject({ id: ids.message_id, part: 'raw', offset: 0, shown_chars: 20_000, next_offset: 20_000 });
+  expect(sc.size_bytes).toBeGreaterThan(30_000);
+  const { before, inside, after } = fenceOf(first.content[0].text);
+  expect(before).toMatch(new RegExp(`^Raw mail of message ${ids.message_id}: ${sc.size_bytes} bytes\\.`));
+  expect(inside).toMatch(/Subject: Raw check\n/);
+  expect(after).toMatch(/Cut: characters 0–20000 of \d+ shown\. For more call get_raw_message with offset 20000 .*GET \/v1\/inboxes\/\{id\}\/messages\/\{id\}\/raw/);
+  const rest = await call(client, 'get_raw_message', { ...ids, offset: 20_000, max_chars: 100_000 });
+  expect(rest.structuredContent).toMatchObject({ offset: 20_000, shown_chars: sc.total_chars - 20_000 });
+  expect(rest.structuredContent?.next_offset).toBeUndefined();
+});
+
+it('list_webhooks, create_webhook and delete_webhook manage the account webhooks; the secret is shown once', async () => {
+  const created = await call(client, 'create_webhook', { url: 'http://127.0.0.1:9/mcp-hook', events: ['message.received'], description: 'from MCP' });
+  expect(created.isError).toBeFalsy();
+  const hook = created.structuredContent!;
+  expect(hook).toMatchObject({ id: expect.any(String), url: 'http://127.0.0.1:9/mcp-hook', events: ['message.received'], description: 'from MCP', status: 'enabled', secret: expect.stringMatching(/^whsec_/) });
+  expect(created.content[0].text).toContain(hook.secret);
+  const listed = await call(client, 'list_webhooks', { limit: 100 });
+  expect(listed.structuredContent?.webhooks).toContainEqual(expect.objectContaining({ id: hook.id, url: 'http://127.0.0.1:9/mcp-hook' }));
+  expect(JSON.stringify(listed)).not.toContain(hook.secret);
+  expect((await call(client, 'delete_webhook', { webhook_id: hook.id })).structuredContent).toEqual({ deleted: true });
+  const again = await call(client, 'delete_webhook', { webhook_id: hook.id });
+  expect(again.isError).toBe(true);
+  expect(again.content[0].text).toMatch(/TempMail API error 404/);
+});
+
+describe('extract-only mode (TEMPMAIL_MCP_EXTRACT_ONLY=1)', () => {
+  let restricted: Client;
+  beforeAll(async () => {
+    restricted = await connect(stack.keys.enterprise, { TEMPMAIL_MCP_EXTRACT_ONLY: '1' });
+  });
+  afterAll(() => restricted?.close());
+
+  it('offers no tool that shows a body, and wait_for_messages answers codes and links only', async () => {
+    const names = (await restricted.listTools()).tools.map((t) => t.name);
+    for (const bodyTool of ['get_message', 'get_raw_message', 'get_message_snapshot', 'wait_for_message']) expect(names).not.toContain(bodyTool);
+    expect(names).toEqual(expect.arrayContaining(['wait_for_messages', 'extract_verification', 'list_messages', 'expect_no_message']));
+    const ids = await messageOf({ subject: 'Confirm', text: 'Your verification code is 482913. BODY-ONLY-SECRET\nVerify: https://acme.example/v?t=1' });
+    const waited = await call(restricted, 'wait_for_messages', { inbox_id: ids.inbox_id, timeout_seconds: 10 });
+    expect(waited.isError).toBeFalsy();
+    expect(waited.structuredContent?.messages).toEqual([expect.objectContaining({ message_id: ids.message_id, code: '482913', links: ['https://acme.example/v?t=1'] })]);
+    expect(JSON.stringify(waited)).not.toContain('BODY-ONLY-SECRET');
+    const missed = await call(restricted, 'wait_for_messages', { inbox_id: ids.inbox_id, conditions: [{ field: 'text', op: 'contains', value: 'absent' }], timeout_seconds: 1 });
+    expect(missed.structuredContent).toMatchObject({ timed_out: true, near_misses: [{ id: ids.message_id, failed: [{ field: 'text', op: 'contains', value: 'absent' }] }] });
+    expect(JSON.stringify(missed)).not.toContain('BODY-ONLY-SECRET');
+    expect((await call(restricted, 'get_message', ids)).isError).toBe(true);
+  });
+});

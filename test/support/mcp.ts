@@ -18,12 +18,13 @@ export function buildMcp(): void {
   execFileSync('npm', ['run', 'build', '-w', 'mcp'], { cwd: path.resolve(__dirname, '../..'), stdio: 'ignore' });
 }
 
-export async function connect(apiKey: string) {
+/** `env`: more of the server's environment (TEMPMAIL_MCP_EXTRACT_ONLY). */
+export async function connect(apiKey: string, env: Record<string, string> = {}) {
   const client = new Client({ name: 'tempmail-test', version: '1.0.0' });
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [SERVER],
-    env: { PATH: process.env.PATH ?? '', TEMPMAIL_API_KEY: apiKey, TEMPMAIL_API_URL: stack.apiUrl },
+    env: { PATH: process.env.PATH ?? '', TEMPMAIL_API_KEY: apiKey, TEMPMAIL_API_URL: stack.apiUrl, ...env },
     stderr: 'pipe',
   });
   await client.connect(transport);
