@@ -16,6 +16,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { dataDirFromEnv, quietLibraries } from '../lambdas/config/process-env';
 import { isPlanName, PLAN_NAMES } from '../lambdas/core/plans';
 import type { ApiKeyRecord } from '../lambdas/core/model';
 import { issueKey, listKeys, revokeKey } from '../lambdas/usecases/keys';
@@ -141,7 +142,7 @@ function checkOptions(command: CommandSpec, tokens: NonNullable<ReturnType<typeo
 }
 
 async function main(argv: string[]): Promise<void> {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  quietLibraries();
   const parsed = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -177,10 +178,11 @@ async function main(argv: string[]): Promise<void> {
     (require('../local/serve') as typeof import('../local/serve')).serve();
     return;
   }
-  const dataDir = process.env.TEMPMAIL_DATA_DIR ? path.resolve(process.env.TEMPMAIL_DATA_DIR) : defaultDataDir();
+  const givenDataDir = dataDirFromEnv();
+  const dataDir = givenDataDir ?? defaultDataDir();
   // A running template form (npm run start:aws) is the deployed stack's path on local endpoints: without --stack
   // when no local stack runs on the data folder, with --stack when it runs a stack of that name.
-  const template = runningTemplateForm(dataDir, Boolean(process.env.TEMPMAIL_DATA_DIR), values.stack);
+  const template = runningTemplateForm(dataDir, givenDataDir !== undefined, values.stack);
   if (template) {
     await useTemplateForm(template);
     // The one target line (the --stack path below says `stack NAME` only when it is AWS itself).

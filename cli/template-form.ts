@@ -6,6 +6,7 @@
  * A local stack running on the CLI's data folder comes first: the template form is used when none is.
  */
 import path from 'node:path';
+import { setProcessEnv } from '../lambdas/config/process-env';
 import { runningStackOf } from '../local/stack';
 import { DEFAULT_TEMPLATE_DATA_DIR, TEMPLATE_KIND } from '../local/aws/template';
 import type { TemplateStackState } from '../local/aws/template-runner';
@@ -27,5 +28,5 @@ export function runningTemplateForm(dataDir: string, dataDirGiven: boolean, stac
 export async function useTemplateForm(state: TemplateStackState): Promise<void> {
   // A require, as the bin's: it runs under tsx's require hook, which import() bypasses.
   const { operatorEnv } = require('../local/aws/template-runner') as typeof import('../local/aws/template-runner');
-  Object.assign(process.env, operatorEnv(state.endpoints, state.region));
+  setProcessEnv(operatorEnv(state.endpoints, state.region));
 }

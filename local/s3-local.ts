@@ -5,6 +5,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { s3ServerVerbose } from '../lambdas/config/process-env';
 import type { S3ServerOptions } from './s3-server';
 import { exitOf, supervise } from './supervisor';
 
@@ -40,7 +41,7 @@ async function launch(options: S3ServerOptions): Promise<ChildProcess> {
 }
 
 export async function startS3Local(options: S3ServerOptions, log: (line: string) => void = console.error): Promise<S3Local> {
-  const server = await supervise('s3', 'the S3 server', () => launch(options), log);
+  const server = await supervise('s3', 'the S3 server', () => launch({ ...options, verbose: options.verbose ?? s3ServerVerbose() }), log);
   return {
     endpoint: `http://${options.host}:${options.port}`,
     get pid() {

@@ -11,6 +11,8 @@ export interface S3ServerOptions {
   port: number;
   directory: string;
   bucket: string;
+  /** Prints the server's request log (default: local/config's TEMPMAIL_S3_VERBOSE, read by the process starting it). */
+  verbose?: boolean;
 }
 
 export async function runS3Server(options: S3ServerOptions): Promise<{ close(): Promise<void> }> {
@@ -19,7 +21,7 @@ export async function runS3Server(options: S3ServerOptions): Promise<{ close(): 
     address: options.host,
     port: options.port,
     directory: options.directory,
-    silent: process.env.TEMPMAIL_S3_VERBOSE !== '1',
+    silent: !options.verbose,
     allowMismatchedSignatures: true,
     vhostBuckets: false,
     configureBuckets: [{ name: options.bucket }],

@@ -3,6 +3,7 @@
  * (bin/tempmail.ts, the npm package's command) run.
  */
 import { ConfigError } from '../lambdas/config/app-config';
+import { quietLibraries } from '../lambdas/config/process-env';
 import { burstOf } from '../lambdas/core/plans';
 import path from 'node:path';
 import { configFromEnv, devKeyFile } from './config';
@@ -37,8 +38,7 @@ async function run(): Promise<void> {
 export function serve(): void {
   // Lambda runs Node 22; the SDK's Node 20 end-of-support notice is noise here. CloudWatch embedded metrics mean
   // nothing on one machine; printed, they would drown the log.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  quietLibraries({ metrics: true });
   run().catch((error) => {
     console.error(error instanceof ConfigError ? `local stack cannot start: ${error.message}` : `local stack failed to start: ${(error as Error).stack ?? error}`);
     process.exit(1);
