@@ -10,7 +10,7 @@ import http from 'node:http';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
-import { sendMail } from '../support/mail';
+import { eventually, sendMail } from '../support/mail';
 import { sharedStack } from '../support/shared';
 import { newTestKey } from '../support/keys';
 
@@ -335,6 +335,22 @@ describe('the web viewer', () => {
     expect(await fresh.evaluate(() => sessionStorage.getItem('tempmail.apiKey'))).toBeNull();
     await fresh.screenshot({ path: path.join(ARTIFACTS, '10-bad-key.png') });
     await other.close();
+  });
+
+  it('says "100 of N attachments" when the API lists only the first 100 of a mail\'s attachments', async () => {
+    const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
+    const inbox = (await (await fetch(`${stack.apiUrl}/v1/inboxes`, { method: 'POST', headers, body: '{}' })).json()) as { id: string; email: string };
+    const attachments = Array.from({ length: 102 }, (_, i) => ({ filename: `part-${i}.txt`, content: `part ${i}` }));
+    await sendMail(stack.smtpPort, { to: inbox.email, subject: 'Many parts', text: 'see attached', attachments });
+    const messageId = await eventually(async () => {
+      const listing = (await (await fetch(`${stack.apiUrl}/v1/inboxes/${inbox.id}/messages`, { headers })).json()) as { messages?: { id: string }[] };
+      return listing.messages?.[0]?.id;
+    }, 30_000, 'the mail with 102 attachments');
+    await page.goto(`${stack.apiUrl}/#/inboxes/${inbox.id}/messages/${messageId}`);
+    await page.getByRole('heading', { name: 'Many parts', level: 1 }).waitFor();
+    const region = page.getByRole('region', { name: 'Attachments' });
+    await expect(region.getByTestId('attachments-shown').textContent({ timeout: 10_000 })).resolves.toBe('100 of 102 attachments');
+    await expect(region.getByRole('listitem').count()).resolves.toBe(100);
   });
 
   it('is readable at phone width, in dark mode', async () => {

@@ -247,6 +247,12 @@ export function MessageScreen({ session, inboxId, messageId }: { session: Sessio
             {message.attachments.length > 0 && (
               <section aria-labelledby="attachments-heading">
                 <h2 id="attachments-heading">Attachments</h2>
+                {/* The API lists at most 100 (attachments_truncated): say how many the mail has. */}
+                {message.attachments_truncated && (
+                  <p class="meta" data-testid="attachments-shown">
+                    {message.attachments.length} of {message.attachment_count} attachments
+                  </p>
+                )}
                 <ul class="links">
                   {message.attachments.map((a) => (
                     <li>
