@@ -2,13 +2,14 @@
  * The synthesized CloudFormation template as `npm run start:aws` runs it: found in cdk.out (synthesized with the
  * repository's CDK app when missing or older than the sources) or given with TEMPMAIL_TEMPLATE, with every resource
  * given the local name and the fake but consistent ARN it has on this machine, and CloudFormation's intrinsic
- * functions resolved against them. Everything else under local/aws/ reads the stack from here, never from lib/ or
+ * functions resolved against them (intrinsics.ts, the walker the IAM model uses too). Everything else under local/aws/ reads the stack from here, never from lib/ or
  * the route table: what runs is what the template says, so a template that is wrong fails here as on AWS.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { resolveIntrinsics } from './intrinsics';
 
 /** The data folder's kind marker and state-file kind of the template form (the local stack's store-kind file). */
 export const TEMPLATE_KIND = 'aws-template';
@@ -194,9 +195,7 @@ export class LocalStackModel {
   }
 
   private condition(name: string): boolean {
-    const expr = this.template.Conditions?.[name];
-    if (expr === undefined) throw new Error(`the template has no condition ${name}`);
-    return Boolean(this.resolve(expr));
+    return Boolean(this.resolve({ Condition: name }));
   }
 
   /** A name as CloudFormation would generate one: stack-logicalId, cut to `max` characters. */
@@ -344,68 +343,9 @@ export class LocalStackModel {
     }
   }
 
-  /** Resolves CloudFormation's intrinsic functions in `value` (deeply). */
+  /** Resolves CloudFormation's intrinsic functions in `value` (deeply), with this model's names (intrinsics.ts). */
   resolve(value: unknown): unknown {
-    if (Array.isArray(value)) return value.map((v) => this.resolve(v)).filter((v) => v !== undefined);
-    if (!value || typeof value !== 'object') return value;
-    const entries = Object.entries(value as Record<string, unknown>);
-    if (entries.length === 1) {
-      const [fn, arg] = entries[0];
-      switch (fn) {
-        case 'Ref':
-          return this.ref(String(arg));
-        case 'Fn::GetAtt': {
-          const [id, ...attribute] = Array.isArray(arg) ? (arg as string[]) : String(arg).split('.');
-          return this.getAtt(id, attribute.join('.'));
-        }
-        case 'Fn::Join': {
-          const [sep, parts] = arg as [string, unknown[]];
-          return (this.resolve(parts) as unknown[]).map(String).join(sep);
-        }
-        case 'Fn::Sub': {
-          const [text, vars] = Array.isArray(arg) ? (arg as [string, Record<string, unknown>]) : [String(arg), {}];
-          return text.replace(/\$\{([^}!][^}]*)\}/g, (_, name: string) => {
-            if (name in vars) return String(this.resolve(vars[name]));
-            const [id, ...attribute] = name.split('.');
-            return String(attribute.length ? this.getAtt(id, attribute.join('.')) : this.ref(id));
-          });
-        }
-        case 'Fn::Select': {
-          const [index, list] = arg as [unknown, unknown];
-          return (this.resolve(list) as unknown[])[Number(this.resolve(index))];
-        }
-        case 'Fn::Split': {
-          const [sep, text] = arg as [string, unknown];
-          return String(this.resolve(text)).split(sep);
-        }
-        case 'Fn::If': {
-          const [condition, yes, no] = arg as [string, unknown, unknown];
-          return this.resolve(this.condition(condition) ? yes : no);
-        }
-        case 'Fn::Equals': {
-          const [a, b] = this.resolve(arg) as [unknown, unknown];
-          return JSON.stringify(a) === JSON.stringify(b);
-        }
-        case 'Fn::Not':
-          return !(this.resolve(arg) as unknown[])[0];
-        case 'Fn::And':
-          return (this.resolve(arg) as unknown[]).every(Boolean);
-        case 'Fn::Or':
-          return (this.resolve(arg) as unknown[]).some(Boolean);
-        case 'Condition':
-          return this.condition(String(arg));
-        case 'Fn::Base64':
-          return Buffer.from(String(this.resolve(arg))).toString('base64');
-        case 'Fn::GetAZs':
-          return ['a', 'b', 'c'].map((z) => `${this.region}${z}`);
-        case 'Fn::Contains': {
-          const [list, item] = this.resolve(arg) as [unknown[], unknown];
-          return list.includes(item);
-        }
-      }
-      if (fn.startsWith('Fn::')) throw new Error(`intrinsic function ${fn} is not supported by the local template runner`);
-    }
-    return Object.fromEntries(entries.map(([k, v]) => [k, this.resolve(v)]).filter(([, v]) => v !== undefined));
+    return resolveIntrinsics(value, (id, attribute) => (attribute ? this.getAtt(id, attribute) : this.ref(id)), this.template);
   }
 
   /**

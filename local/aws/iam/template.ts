@@ -1,4 +1,5 @@
 import type { AwsJson } from '../cfn-json';
+import { NO_VALUE_REF, resolveIntrinsics } from '../intrinsics';
 /**
  * The IAM policy model of a synthesized template (cdk.out/<stack>.template.json): for a function's logical id, the
  * identity policies its execution role carries, and the resource policies (bucket, queue, key, topic) the template
@@ -55,7 +56,7 @@ export const PSEUDO = {
   partition: 'AWS::Partition',
   stackName: 'AWS::StackName',
   urlSuffix: 'AWS::URLSuffix',
-  noValue: 'AWS::NoValue',
+  noValue: NO_VALUE_REF,
 } as const;
 
 export interface ResolverOptions {
@@ -155,89 +156,12 @@ function fakeUuid(seed: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** Marker for AWS::NoValue: removed from the lists and objects that hold it. */
-const NO_VALUE = Symbol('AWS::NoValue');
-
 /**
- * Resolves Ref, Fn::GetAtt, Fn::Join, Fn::Sub, Fn::Select, Fn::Split and Fn::If (with the template's Conditions
- * evaluated for Fn::Equals/And/Or/Not over resolved values). Anything else is an error rather than a guess: a policy
- * resolved wrongly would allow or deny for the wrong reason.
+ * A policy's intrinsics are resolved by the template form's one walker (../intrinsics.ts), with `resolve`'s names and
+ * the template's Conditions, so a policy and the resource it names are resolved by the same rules. Anything it does
+ * not know is an error rather than a guess: a policy resolved wrongly would allow or deny for the wrong reason.
  */
-export function resolveIntrinsics(value: unknown, resolve: Resolver, template?: CfnTemplate): AwsJson {
-  const walk = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(walk).filter((x) => x !== NO_VALUE);
-    if (!v || typeof v !== 'object') return v;
-    const entries = Object.entries(v as Record<string, unknown>);
-    if (entries.length === 1) {
-      const [fn, arg] = entries[0];
-      switch (fn) {
-        case 'Ref':
-          return arg === PSEUDO.noValue ? NO_VALUE : resolve(arg as string);
-        case 'Fn::GetAtt': {
-          const [id, ...attribute] = Array.isArray(arg) ? (arg as string[]) : String(arg).split('.');
-          return resolve(id, attribute.join('.'));
-        }
-        case 'Fn::Join': {
-          const [separator, parts] = arg as [string, unknown[]];
-          return (walk(parts) as unknown[]).map(String).join(separator);
-        }
-        case 'Fn::Sub':
-          return substitute(arg);
-        case 'Fn::Select': {
-          const [index, list] = arg as [unknown, unknown];
-          return (walk(list) as unknown[])[Number(walk(index))];
-        }
-        case 'Fn::Split': {
-          const [separator, source] = arg as [string, unknown];
-          return String(walk(source)).split(separator);
-        }
-        case 'Fn::If': {
-          const [condition, whenTrue, whenFalse] = arg as [string, unknown, unknown];
-          return walk(isTrue(condition) ? whenTrue : whenFalse);
-        }
-      }
-      if (fn.startsWith('Fn::')) throw new Error(`intrinsic ${fn} is not resolved by the IAM model`);
-    }
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of entries) {
-      const r = walk(x);
-      if (r !== NO_VALUE) out[k] = r;
-    }
-    return out;
-  };
-  const substitute = (arg: unknown): string => {
-    const [text, variables] = typeof arg === 'string' ? [arg, {}] : (arg as [string, Record<string, unknown>]);
-    return text.replace(/\$\{(!?)([^}]+)\}/g, (whole, literal: string, name: string) => {
-      if (literal) return `\${${name}}`;
-      if (name in variables) return String(walk(variables[name]));
-      const [id, ...attribute] = name.split('.');
-      return attribute.length ? resolve(id, attribute.join('.')) : resolve(id);
-    });
-  };
-  const isTrue = (condition: string): boolean => {
-    const definition = template?.Conditions?.[condition];
-    if (definition === undefined) throw new Error(`the template has no condition ${condition}`);
-    return evaluateCondition(definition);
-  };
-  const evaluateCondition = (c: unknown): boolean => {
-    const [fn, arg] = Object.entries(c as Record<string, unknown>)[0];
-    const args = arg as unknown[];
-    switch (fn) {
-      case 'Fn::Equals':
-        return String(walk(args[0])) === String(walk(args[1]));
-      case 'Fn::And':
-        return args.every(evaluateCondition);
-      case 'Fn::Or':
-        return args.some(evaluateCondition);
-      case 'Fn::Not':
-        return !evaluateCondition(args[0]);
-      case 'Condition':
-        return isTrue(arg as string);
-    }
-    throw new Error(`condition function ${fn} is not resolved by the IAM model`);
-  };
-  return walk(value);
-}
+export { resolveIntrinsics };
 
 /** The Lambda functions of a template, by logical id. */
 export function functionIds(template: CfnTemplate): string[] {
