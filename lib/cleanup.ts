@@ -3,21 +3,20 @@
  * or a DELETE removed them) → the cleanup function → its prefix in the bucket listed and deleted
  * (lambdas/cleanup/inbox-objects.ts). TTL deletes items, never objects, and the bucket's lifecycle rule expires
  * objects only after the longest inbox any plan allows (lib/storage.ts): it stays, as the backstop.
- * Batches that keep failing go to a dead-letter queue of their own, watched by an alarm (in the alarm topic's list).
+ * Batches that keep failing go to a dead-letter queue of their own, watched by an alarm (in the alarm topic's list;
+ * lib/dead-letters.ts, shared with the webhook dispatcher).
  */
-import { Duration } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { INBOX_CLEANUP_ACCESS, INBOX_CLEANUP_HANDLER } from '../lambdas/layout/functions';
 import { INBOX_SK } from '../lambdas/layout/table-layout';
+import { consumeStream, STREAM_RETRY_ATTEMPTS, watchedDeadLetters } from './dead-letters';
 import { handlerFunction } from './functions';
-import { acknowledgeNag } from './nag';
 
 /** An inbox holds at most a few thousand objects (its messages' raw mail, bodies and attachments): one ListObjectsV2
  * page and one delete per object each, well inside a minute. */
@@ -37,12 +36,12 @@ export class InboxCleanup extends Construct {
 
   constructor(scope: Construct, id: string, props: InboxCleanupProps) {
     super(scope, id);
-    this.deadLetters = new sqs.Queue(this, 'DeadLetters', {
-      retentionPeriod: Duration.days(14),
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
-    acknowledgeNag(this.deadLetters, 'AwsSolutions-SQS3[cleanup dead letters]', 'AwsSolutions-SQS3');
+    ({ queue: this.deadLetters, alarm: this.deadLetterDepth } = watchedDeadLetters(
+      this,
+      'DeadLetters',
+      'AwsSolutions-SQS3[cleanup dead letters]',
+      `Removed inboxes whose objects the cleanup function failed to delete after ${STREAM_RETRY_ATTEMPTS} retries (see its logs): they stay until the bucket's lifecycle rule expires them`,
+    ));
     this.function = handlerFunction(this, 'InboxObjects', {
       table: props.table,
       bucket: props.bucket,
@@ -53,26 +52,9 @@ export class InboxCleanup extends Construct {
       timeoutSeconds: CLEANUP_TIMEOUT_SECONDS,
       service: 'inbox-cleanup',
     });
-    this.function.addEventSource(
-      new DynamoEventSource(props.table, {
-        startingPosition: lambda.StartingPosition.LATEST,
-        batchSize: 100,
-        bisectBatchOnError: true,
-        retryAttempts: 10,
-        reportBatchItemFailures: true,
-        onFailure: new SqsDlq(this.deadLetters),
-        // Only removed inbox items reach (and bill) the function: by TTL or by DELETE alike.
-        filters: [lambda.FilterCriteria.filter({ eventName: lambda.FilterRule.isEqual('REMOVE'), dynamodb: { Keys: { sk: { S: lambda.FilterRule.isEqual(INBOX_SK) } } } })],
-      }),
-    );
-    this.deadLetterDepth = new cloudwatch.Alarm(this, 'DeadLetterDepth', {
-      metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription:
-        "Removed inboxes whose objects the cleanup function failed to delete after 10 retries (see its logs): they stay until the bucket's lifecycle rule expires them",
-    });
+    // Only removed inbox items reach (and bill) the function: by TTL or by DELETE alike.
+    consumeStream(this.function, props.table, this.deadLetters, [
+      lambda.FilterCriteria.filter({ eventName: lambda.FilterRule.isEqual('REMOVE'), dynamodb: { Keys: { sk: { S: lambda.FilterRule.isEqual(INBOX_SK) } } } }),
+    ]);
   }
 }

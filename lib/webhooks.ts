@@ -5,16 +5,16 @@
  * - A KMS key seals the signing secrets: the create route may only Encrypt, the sender only Decrypt.
  * - The dead-letter queue holds jobs past the retry schedule (sent there by the sender, the webhook is disabled),
  *   jobs the sender failed to run five times, and stream batches the dispatcher could not process; an alarm
- *   watches its depth.
+ *   watches its depth (lib/dead-letters.ts, shared with the inbox cleanup).
  * - Delivery records expire through the table's TTL after seven days (lambdas/core/webhook-retries.ts).
  * The SQS queues use SQS-managed encryption: no key policy to keep, no KMS call per message.
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -22,8 +22,8 @@ import { Construct } from 'constructs';
 import { DELIVERY_TIMEOUT_MS } from '../lambdas/core/webhook-retries';
 import { WEBHOOK_DISPATCHER_ACCESS, WEBHOOK_DISPATCHER_HANDLER, WEBHOOK_SENDER_ACCESS, WEBHOOK_SENDER_HANDLER } from '../lambdas/layout/functions';
 import { INBOX_SK, MESSAGE_SK_PREFIX, TTL_PRINCIPAL } from '../lambdas/layout/table-layout';
+import { consumeStream, watchedDeadLetters } from './dead-letters';
 import { handlerFunction, type WebhookResources } from './functions';
-import { acknowledgeNag } from './nag';
 
 /** Jobs in one sender invocation, attempted in parallel. */
 export const SENDER_BATCH_SIZE = 10;
@@ -58,12 +58,12 @@ export class Webhooks extends Construct implements WebhookResources {
       enableKeyRotation: true,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });
-    this.deliveryDeadLetters = new sqs.Queue(this, 'DeliveryDeadLetters', {
-      retentionPeriod: Duration.days(14),
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
-    acknowledgeNag(this.deliveryDeadLetters, 'AwsSolutions-SQS3[webhook dead letters]', 'AwsSolutions-SQS3');
+    ({ queue: this.deliveryDeadLetters, alarm: this.deadLetterDepth } = watchedDeadLetters(
+      this,
+      'DeliveryDeadLetters',
+      'AwsSolutions-SQS3[webhook dead letters]',
+      'Webhook deliveries are in the dead-letter queue: jobs past the retry schedule (their webhook is disabled; GET /v1/webhooks/{id} says why), jobs the sender failed to run (see its logs), or stream batches the dispatcher failed on',
+    ));
     this.deliveries = new sqs.Queue(this, 'Deliveries', {
       // AWS's advice for a queue that feeds a function: at least six times the function's timeout.
       visibilityTimeout: Duration.seconds(6 * SENDER_TIMEOUT_SECONDS),
@@ -81,26 +81,16 @@ export class Webhooks extends Construct implements WebhookResources {
       timeoutSeconds: 30,
       service: 'webhook-dispatcher',
     });
-    this.dispatcher.addEventSource(
-      new DynamoEventSource(props.table, {
-        startingPosition: lambda.StartingPosition.LATEST,
-        batchSize: 100,
-        bisectBatchOnError: true,
-        retryAttempts: 10,
-        reportBatchItemFailures: true,
-        onFailure: new SqsDlq(this.deliveryDeadLetters),
-        // Only what can become an event reaches (and bills) the function: message inserts, and inbox items
-        // deleted by DynamoDB's TTL (not by DELETE /v1/inboxes, which is no expiry).
-        filters: [
-          lambda.FilterCriteria.filter({ eventName: lambda.FilterRule.isEqual('INSERT'), dynamodb: { Keys: { sk: { S: lambda.FilterRule.beginsWith(MESSAGE_SK_PREFIX) } } } }),
-          lambda.FilterCriteria.filter({
-            eventName: lambda.FilterRule.isEqual('REMOVE'),
-            userIdentity: { type: lambda.FilterRule.isEqual('Service'), principalId: lambda.FilterRule.isEqual(TTL_PRINCIPAL) },
-            dynamodb: { Keys: { sk: { S: lambda.FilterRule.isEqual(INBOX_SK) } } },
-          }),
-        ],
+    // Only what can become an event reaches (and bills) the function: message inserts, and inbox items
+    // deleted by DynamoDB's TTL (not by DELETE /v1/inboxes, which is no expiry).
+    consumeStream(this.dispatcher, props.table, this.deliveryDeadLetters, [
+      lambda.FilterCriteria.filter({ eventName: lambda.FilterRule.isEqual('INSERT'), dynamodb: { Keys: { sk: { S: lambda.FilterRule.beginsWith(MESSAGE_SK_PREFIX) } } } }),
+      lambda.FilterCriteria.filter({
+        eventName: lambda.FilterRule.isEqual('REMOVE'),
+        userIdentity: { type: lambda.FilterRule.isEqual('Service'), principalId: lambda.FilterRule.isEqual(TTL_PRINCIPAL) },
+        dynamodb: { Keys: { sk: { S: lambda.FilterRule.isEqual(INBOX_SK) } } },
       }),
-    );
+    ]);
 
     this.sender = handlerFunction(this, 'Sender', {
       ...common,
@@ -112,15 +102,5 @@ export class Webhooks extends Construct implements WebhookResources {
     this.sender.addEventSource(
       new SqsEventSource(this.deliveries, { batchSize: SENDER_BATCH_SIZE, reportBatchItemFailures: true, maxConcurrency: SENDER_MAX_CONCURRENCY }),
     );
-
-    this.deadLetterDepth = new cloudwatch.Alarm(this, 'DeadLetterDepth', {
-      metric: this.deliveryDeadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription:
-        'Webhook deliveries are in the dead-letter queue: jobs past the retry schedule (their webhook is disabled; GET /v1/webhooks/{id} says why), jobs the sender failed to run (see its logs), or stream batches the dispatcher failed on',
-    });
   }
 }
