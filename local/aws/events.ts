@@ -2,8 +2,8 @@
  * Lambda's event source mappings for `npm run start:aws`, from the template's AWS::Lambda::EventSourceMapping
  * resources, and DynamoDB's TTL, which DynamoDB Local does not run:
  * - a table's stream: its shards read with the DynamoDB Streams API (GetRecords on DynamoDB Local), records kept
- *   only when they match one of the mapping's FilterCriteria patterns (Lambda's event filtering rules), batches of
- *   BatchSize to the function in shard order; a failed batch is retried from the first failed record
+ *   only when they match one of the mapping's FilterCriteria patterns (Lambda's event filtering rules, in
+ *   event-filters.ts), batches of BatchSize to the function in shard order; a failed batch is retried from the first failed record
  *   (ReportBatchItemFailures) or halved (BisectBatchOnFunctionError), up to MaximumRetryAttempts, then its
  *   description goes to the OnFailure destination as Lambda sends it, and the shard moves on;
  * - an SQS queue: pollers (at most ScalingConfig.MaximumConcurrency) receive batches of BatchSize and invoke the
@@ -21,47 +21,7 @@ import type { TableInfo } from './resources';
 import type { LocalQueue, LocalSqs } from './sqs';
 import type { LocalStackModel } from './template';
 import type { Dict } from './cfn-json';
-
-
-/** Lambda's event filtering: does `value` (a record) match `pattern` (one FilterCriteria pattern)? */
-export function matchesPattern(pattern: unknown, value: unknown): boolean {
-  if (Array.isArray(pattern)) return pattern.some((rule) => matchesRule(rule, value));
-  if (pattern && typeof pattern === 'object') {
-    if (!value || typeof value !== 'object') {
-      // {"exists": false} on a missing field
-      return Object.values(pattern as Dict).every((p) => Array.isArray(p) && p.some((r) => r && typeof r === 'object' && r.exists === false));
-    }
-    return Object.entries(pattern as Dict).every(([key, p]) => matchesPattern(p, (value as Dict)[key]));
-  }
-  return false;
-}
-
-function matchesRule(rule: unknown, value: unknown): boolean {
-  const values = Array.isArray(value) ? value : [value];
-  if (rule === null || typeof rule !== 'object') return values.some((v) => v === rule);
-  const r = rule as Dict;
-  if ('exists' in r) return r.exists ? value !== undefined : value === undefined;
-  if (value === undefined) return false;
-  if ('prefix' in r) return values.some((v) => typeof v === 'string' && v.startsWith(String(r.prefix)));
-  if ('suffix' in r) return values.some((v) => typeof v === 'string' && v.endsWith(String(r.suffix)));
-  if ('equals-ignore-case' in r) return values.some((v) => typeof v === 'string' && v.toLowerCase() === String(r['equals-ignore-case']).toLowerCase());
-  if ('anything-but' in r) {
-    const but = ([] as unknown[]).concat(r['anything-but']);
-    return values.every((v) => !but.includes(v));
-  }
-  if ('numeric' in r) {
-    const ops = r.numeric as unknown[];
-    return values.some((v) => {
-      const n = Number(v);
-      for (let i = 0; i < ops.length; i += 2) {
-        const [op, bound] = [ops[i], Number(ops[i + 1])];
-        if (!((op === '=' && n === bound) || (op === '<' && n < bound) || (op === '<=' && n <= bound) || (op === '>' && n > bound) || (op === '>=' && n >= bound))) return false;
-      }
-      return true;
-    });
-  }
-  return false;
-}
+import { matchesPattern } from './event-filters';
 
 /** A key as one string whatever the order of its attributes. */
 const keyText = (table: string, key: Dict | undefined) =>
