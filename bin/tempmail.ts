@@ -6,6 +6,7 @@
  *   tempmail keys list [--json] [--stack NAME [--region R]]
  *   tempmail keys revoke <key or key hash> [--stack NAME [--region R]]
  *   tempmail replay --stack NAME [--region R]
+ *   tempmail env        (the running stack's PORT, SMTP_PORT and KEY, for `eval "$(npx tempmail env)"`)
  *   tempmail help [command], tempmail <command> --help, tempmail --version
  * Without --stack it works on the local stack's data (TEMPMAIL_DATA_DIR, default .tempmail), running or not.
  *
@@ -21,7 +22,10 @@ import { isPlanName, PLAN_NAMES } from '../lambdas/core/plans';
 import type { ApiKeyRecord } from '../lambdas/core/model';
 import { issueKey, listKeys, revokeKey } from '../lambdas/usecases/keys';
 import { defaultDataDir, withLocalKeys, type LocalTarget } from '../cli/local-admin';
-import { runningTemplateForm, useTemplateForm } from '../cli/template-form';
+import { runningStackFolder, runningTemplateForm, useTemplateForm } from '../cli/template-form';
+import { devKeyFile } from '../local/config';
+import { runningStackOf } from '../local/stack';
+import { DEFAULT_TEMPLATE_DATA_DIR } from '../local/aws/template';
 
 interface OptionSpec {
   type: 'string' | 'boolean';
@@ -60,6 +64,12 @@ const COMMANDS: CommandSpec[] = [
   { name: 'keys list', summary: 'list keys by hint and hash (never the keys)', options: ['json', 'stack', 'region'], environment: ['local', 'aws'] },
   { name: 'keys revoke', argument: '<key or key hash>', summary: 'revoke a key; it stops working within 60 s (the gateway caches a key\'s answer that long)', options: ['stack', 'region'], environment: ['local', 'aws'] },
   { name: 'replay', summary: "re-drive a deployed stack's ingest dead-letter queue (--stack required)", options: ['stack', 'region'], environment: ['aws'] },
+  {
+    name: 'env',
+    summary: 'print the running stack\'s PORT, SMTP_PORT and dev KEY as shell assignments (eval "$(npx tempmail env)"): npm start\'s, else npm run start:aws\'s',
+    options: [],
+    environment: ['local'],
+  },
   { name: 'help', argument: '[command]', summary: 'show the usage, or one command\'s options and environment', options: [], environment: [] },
 ];
 
@@ -141,6 +151,29 @@ function checkOptions(command: CommandSpec, tokens: NonNullable<ReturnType<typeo
   }
 }
 
+/** A value as one shell word, whatever it holds. */
+const shellWord = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * `tempmail env`: where the running stack listens and its dev key, as `NAME=value` lines for a shell's eval, from the
+ * folder of whichever form runs (cli/template-form.ts runningStackFolder): both write stack.json and dev-key there.
+ */
+function printEnv(dataDir: string, dataDirGiven: boolean): void {
+  const folder = runningStackFolder(dataDir, dataDirGiven);
+  if (!folder) {
+    console.error(`tempmail: no stack is running on ${dataDir}${dataDirGiven ? '' : ` or ${path.resolve(DEFAULT_TEMPLATE_DATA_DIR)}`}: start one with npm start or npm run start:aws`);
+    process.exitCode = 1;
+    return;
+  }
+  const state = runningStackOf(folder)!;
+  const lines = [`PORT=${shellWord(new URL(state.apiUrl).port)}`, `SMTP_PORT=${shellWord(String(state.smtpPort))}`];
+  const keyFile = devKeyFile(folder);
+  if (fs.existsSync(keyFile)) lines.push(`KEY=${shellWord(fs.readFileSync(keyFile, 'utf8').trim())}`);
+  else console.error(`tempmail: ${keyFile} does not exist (TEMPMAIL_NO_DEV_KEY=1?): KEY is not set; make one with tempmail keys create`);
+  console.error(`tempmail: the stack of ${folder} (process ${state.pid})`);
+  console.log(lines.join('\n'));
+}
+
 async function main(argv: string[]): Promise<void> {
   quietLibraries();
   const parsed = parseArgs({
@@ -180,6 +213,10 @@ async function main(argv: string[]): Promise<void> {
   }
   const givenDataDir = dataDirFromEnv();
   const dataDir = givenDataDir ?? defaultDataDir();
+  if (command.name === 'env') {
+    printEnv(dataDir, givenDataDir !== undefined);
+    return;
+  }
   // A running template form (npm run start:aws) is the deployed stack's path on local endpoints: without --stack
   // when no local stack runs on the data folder, with --stack when it runs a stack of that name.
   const template = runningTemplateForm(dataDir, givenDataDir !== undefined, values.stack);

@@ -24,6 +24,17 @@ export function runningTemplateForm(dataDir: string, dataDirGiven: boolean, stac
   return found;
 }
 
+/**
+ * The data folder of the stack running for the CLI, of either form: `dataDir` when a stack (npm start's or
+ * start:aws's) runs on it, else (TEMPMAIL_DATA_DIR unset) .tempmail-aws when start:aws runs there; null when none
+ * does. `tempmail env` reads the stack's state file and dev key from it, so "Try it" runs against both forms.
+ */
+export function runningStackFolder(dataDir: string, dataDirGiven: boolean): string | null {
+  if (runningStackOf(dataDir)) return dataDir;
+  const template = path.resolve(DEFAULT_TEMPLATE_DATA_DIR);
+  return !dataDirGiven && runningStackOf(template) ? template : null;
+}
+
 /** Points this process's AWS SDK clients at the template form's endpoints (as the operator). */
 export async function useTemplateForm(state: TemplateStackState): Promise<void> {
   // A require, as the bin's: it runs under tsx's require hook, which import() bypasses.

@@ -87,7 +87,7 @@ describe('tempmail help, --version and usage errors', () => {
   it.each([['help'], ['--help'], ['-h']])('%s prints the usage of every command and the environment, exit 0', (flag) => {
     const shown = run(flag);
     expect(shown).toMatchObject({ status: 0, stderr: '' });
-    for (const line of ['tempmail serve', 'tempmail keys create --plan', 'tempmail keys list', 'tempmail keys revoke <key or key hash>', 'tempmail replay --stack NAME', 'tempmail --version', '--region R', 'TEMPMAIL_DATA_DIR', 'AWS_REGION']) {
+    for (const line of ['tempmail serve', 'tempmail keys create --plan', 'tempmail keys list', 'tempmail keys revoke <key or key hash>', 'tempmail replay --stack NAME', 'tempmail env', 'tempmail --version', '--region R', 'TEMPMAIL_DATA_DIR', 'AWS_REGION']) {
       expect(shown.stdout).toContain(line);
     }
   });
@@ -98,6 +98,7 @@ describe('tempmail help, --version and usage errors', () => {
     ['keys revoke', ['--stack NAME', '--region R'], ['--plan', '--json'], ['TEMPMAIL_DATA_DIR', 'AWS_REGION']],
     ['replay', ['--stack NAME', '--region R'], ['--plan', '--json', 'TEMPMAIL_DATA_DIR'], ['AWS_REGION']],
     ['serve', [], ['--plan', '--json', '--stack NAME', 'AWS_REGION'], ['PORT, SMTP_PORT', 'TEMPMAIL_DATA_DIR']],
+    ['env', [], ['--plan', '--json', '--stack NAME', 'AWS_REGION'], ['TEMPMAIL_DATA_DIR']],
   ])('%s --help shows that command\'s options and the environment it reads (help <command> the same)', (command, options, absent, environment) => {
     const shown = run(...command.split(' '), '--help');
     expect(shown).toMatchObject({ status: 0, stderr: '' });
@@ -126,7 +127,7 @@ describe('tempmail help, --version and usage errors', () => {
   it('an unknown command names the commands that exist, in one line, exit 2', () => {
     const wrong = run('frobnicate');
     expect(wrong).toMatchObject({ status: 2, stdout: '' });
-    expect(wrong.stderr).toBe('tempmail: unknown command: frobnicate (commands: serve, keys create, keys list, keys revoke, replay, help); see tempmail --help\n');
+    expect(wrong.stderr).toBe('tempmail: unknown command: frobnicate (commands: serve, keys create, keys list, keys revoke, replay, env, help); see tempmail --help\n');
   });
 
   it.each([
@@ -134,7 +135,7 @@ describe('tempmail help, --version and usage errors', () => {
     [['keys', 'create'], `--plan is required: one of ${PLAN_NAMES.join(', ')}`],
     [['keys', 'create', '--plan', 'gold'], `--plan must be one of ${PLAN_NAMES.join(', ')}, not "gold"`],
     [['keys', 'list', '--version'], 'unknown option --version for keys list (its options: --json, --stack, --region, --help)'],
-    [['--verbose'], 'unknown option --verbose before a command (commands: serve, keys create, keys list, keys revoke, replay, help)'],
+    [['--verbose'], 'unknown option --verbose before a command (commands: serve, keys create, keys list, keys revoke, replay, env, help)'],
     [['keys', 'create', '--plan'], `--plan needs a value (--plan <${PLAN_NAMES.join('|')}>)`],
     [['keys', 'create', '--plan', '--json'], `--plan needs a value (--plan <${PLAN_NAMES.join('|')}>)`],
     [['keys', 'list', '--json=yes'], '--json takes no value'],
