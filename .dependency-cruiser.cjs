@@ -11,7 +11,8 @@
  *   lambdas/usecases/  core/, contract/ (they answer in its views), config/ and each other: storage, mail parsing and
  *                      delivery only through the ports
  *   adapters           lambdas/store/, lambdas/webhooks/{http-sender,queues,secret-box}, lambdas/ingest/{parse-mail,
- *                      mime-headers,lift-parts,parse-thread,parse-worker}: each family imports core/, config/, layout/ and itself, never another family
+ *                      mime-headers,lift-parts,parse-thread,parse-worker}, lambdas/checks/ (the mail checks' I/O: DNS,
+ *                      HTTP): each family imports core/, config/, layout/ and itself, never another family
  *   lambdas/app/       the composition root: the one module that knows the adapters and builds the context
  *   handlers           lambdas/api/, lambdas/cleanup/, lambdas/ingest/handler, lambdas/webhooks/{dispatcher,sender}, lambdas/deploy/,
  *                      lambdas/http/: use cases and the composition root, no adapter
@@ -22,6 +23,7 @@ const ADAPTER_FAMILIES = {
   store: '^lambdas/store/',
   webhooks: '^lambdas/webhooks/(http-sender|queues|secret-box)[.]ts$',
   mail: '^lambdas/ingest/(parse-mail|mime-headers|lift-parts|parse-thread|parse-worker)[.]ts$',
+  checks: '^lambdas/checks/',
 };
 const ADAPTERS = Object.values(ADAPTER_FAMILIES).map((p) => `(${p})`).join('|');
 const HANDLERS = '^lambdas/(api|cleanup|deploy|http)/|^lambdas/ingest/handler[.]ts$|^lambdas/webhooks/(dispatcher|sender)[.]ts$';

@@ -68,6 +68,8 @@ export interface LocalConfig {
   };
   /** Access-Control-Allow-Origin of the API (`*` by default, or one origin). */
   corsOrigin?: string;
+  /** DNS servers of the mail checks (TEMPMAIL_CHECK_DNS); absent: the system's resolver. */
+  checkDns?: string;
   /** How long one DELETE of an inbox spends removing messages before it answers (the rest follows). */
   deleteBudgetMs?: number;
   /** Free space the data folder's filesystem keeps: below it new mail and API writes other than deletes are refused (local/free-space.ts). */
@@ -161,6 +163,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig
       concurrency: Math.max(1, count(env.TEMPMAIL_WEBHOOK_CONCURRENCY, 32, 'TEMPMAIL_WEBHOOK_CONCURRENCY')),
     },
     corsOrigin: env.TEMPMAIL_CORS_ORIGIN || undefined,
+    checkDns: env.TEMPMAIL_CHECK_DNS || undefined,
     minFreeBytes: count(env.TEMPMAIL_MIN_FREE_MB, 64, 'TEMPMAIL_MIN_FREE_MB') * 1024 * 1024,
     deleteBudgetMs: env.TEMPMAIL_DELETE_BUDGET_MS ? count(env.TEMPMAIL_DELETE_BUDGET_MS, 0, 'TEMPMAIL_DELETE_BUDGET_MS') : undefined,
   };
@@ -259,6 +262,7 @@ export function serviceConfig(config: LocalConfig, endpoints?: { dynamodb: strin
     domains: config.domains,
     planOverrides: config.planOverrides,
     corsOrigin: config.corsOrigin,
+    checkDns: config.checkDns,
     deleteBudgetMs: config.deleteBudgetMs,
     viewerDir: viewerBuildDir(config.dataDir),
     webhooks: { retryScheduleSeconds, allowPrivate, timeoutMs, apiUrl: config.publicUrl },

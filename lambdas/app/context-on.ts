@@ -12,10 +12,10 @@ import { FileKeySecretBox, KmsSecretBox } from '../webhooks/secret-box';
 
 /** The context on the given stores: what every form shares once its storage is chosen. */
 export function contextOn(config: AppConfig, stores: Stores, now: () => number): AppContext {
-  const { domains, plans, downloadUrlSeconds, deleteBudgetMs, webhooks, corsOrigin, viewerDir } = config;
+  const { domains, plans, downloadUrlSeconds, deleteBudgetMs, webhooks, corsOrigin, viewerDir, checkDnsServers } = config;
   return {
     stores,
-    settings: { domains, plans, downloadUrlSeconds, deleteBudgetMs, webhooks, corsOrigin, ...(viewerDir ? { viewerDir } : {}) },
+    settings: { domains, plans, downloadUrlSeconds, deleteBudgetMs, webhooks, corsOrigin, checkDnsServers, ...(viewerDir ? { viewerDir } : {}) },
     now,
     webhooks: webhookRuntime(config, stores),
   };

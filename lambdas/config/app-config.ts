@@ -30,6 +30,11 @@ export interface Settings {
    */
   viewerDir?: string;
   webhooks: WebhookSettings;
+  /**
+   * DNS servers the mail checks' authentication section asks (`ip` or `ip:port`, TEMPMAIL_CHECK_DNS, comma-separated);
+   * empty: the system's resolver.
+   */
+  checkDnsServers: string[];
 }
 
 export interface WebhookSettings {
@@ -87,6 +92,7 @@ const envSchema = z.object({
   WEBHOOK_DLQ_URL: z.optional(z.url()),
   TEMPMAIL_API_URL: z.optional(z.url()),
   TEMPMAIL_CORS_ORIGIN: z.optional(z.string()),
+  TEMPMAIL_CHECK_DNS: z.optional(z.string()),
 });
 
 /** Thrown for a config that cannot work; the message names the setting. */
@@ -123,6 +129,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhooks: { allowPrivate: false, apiUrl: vars.TEMPMAIL_API_URL ?? (kind === 'embedded' ? vars.TEMPMAIL_PUBLIC_URL : undefined) },
     webhookRuntime,
     corsOrigin: vars.TEMPMAIL_CORS_ORIGIN,
+    checkDns: vars.TEMPMAIL_CHECK_DNS,
   });
 }
 
@@ -137,6 +144,8 @@ export function appConfig(input: {
   corsOrigin?: string;
   viewerDir?: string;
   deleteBudgetMs?: number;
+  /** TEMPMAIL_CHECK_DNS: comma-separated DNS servers for the mail checks. */
+  checkDns?: string;
 }): AppConfig {
   let plans: Record<PlanName, Plan>;
   let domains: string[];
@@ -169,7 +178,19 @@ export function appConfig(input: {
     ...(input.viewerDir ? { viewerDir: input.viewerDir } : {}),
     webhooks,
     webhookRuntime,
+    checkDnsServers: parseDnsServers(input.checkDns),
   };
+}
+
+/** `ip` or `ip:port` (IPv6 in brackets when it has a port), comma-separated, as node's resolver takes them. */
+function parseDnsServers(value: string | undefined): string[] {
+  const servers = (value ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+  for (const server of servers) {
+    if (!/^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-fA-F:]+\](:\d{1,5})?|[0-9a-fA-F:]+)$/.test(server)) {
+      throw new ConfigError(`TEMPMAIL_CHECK_DNS must list DNS server addresses (ip or ip:port), not "${server}"`);
+    }
+  }
+  return servers;
 }
 
 function required(value: string | undefined, name: string): string {

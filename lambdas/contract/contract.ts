@@ -5,6 +5,7 @@
 import type { ZodMiniType as ZodType } from 'zod/mini';
 import * as s from './schemas';
 import * as w from './wait-schemas';
+import * as c from './check-schemas';
 
 export interface RouteContract {
   params?: ZodType;
@@ -50,6 +51,7 @@ export const CONTRACT = {
     status: 302,
     otherResponses: { 200: { description: 'as=url: the download link as JSON, not a redirect', schema: s.RawLink } },
   },
+  getMessageChecks: { params: s.MessagePath, query: c.ChecksQuery, response: c.MessageChecks, status: 200 },
   listDomains: { query: s.NoQuery, response: s.Domains, status: 200 },
   createWebhook: { query: s.NoQuery, body: s.CreateWebhookBody, response: s.WebhookCreated, status: 201 },
   listWebhooks: { query: s.ListWebhooksQuery, response: s.WebhookList, status: 200 },

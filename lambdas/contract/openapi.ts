@@ -116,6 +116,14 @@ const OPERATIONS: Record<Exclude<OperationName, 'getViewer' | 'getViewerAsset'>,
     tag: 'Messages',
     description: 'The message exactly as it was received over SMTP (`message/rfc822`). 403 for a message that failed the virus scan (`auth.virus` FAIL).',
   },
+  getMessageChecks: {
+    tag: 'Messages',
+    description:
+      'Checks the message on demand: each section (sender, authentication) lists findings (`pass`, `warn`, `fail`, or an ' +
+      'RFC 8601 result such as `temperror`) and says `complete`, `partial` or `skipped` with a reason. A part that cannot ' +
+      'finish (DNS unreachable, the time budget spent, the raw mail gone) answers 200 with what it found. docs/API.md ' +
+      'describes each check and where its data comes from.',
+  },
   listDomains: { tag: 'Domains', description: 'The domains inboxes can be created on; the first is the default of POST /v1/inboxes.' },
   getOpenApi: { tag: 'Document', description: 'This OpenAPI 3.1 document. Needs no key.' },
 };

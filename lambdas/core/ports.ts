@@ -5,6 +5,7 @@ import type { ApiKeyRecord, InboxListing, InboxRecord, InboxRoute, MailHeader, M
 import type { AttemptResult } from './webhook-retries';
 import type { DeliveryJob, DeliveryRecord, WebhookRecord } from './webhooks';
 import type { MessageFilter } from './search';
+import type { AuthenticationReport } from './checks/authentication';
 
 export interface Page<T> {
   items: T[];
@@ -276,6 +277,15 @@ export interface MailParser {
 }
 
 /** Everything the use cases store, behind the ports above. */
+/**
+ * Verifies a raw mail's SPF, DKIM, DMARC and ARC (lambdas/checks/mail-auth.ts: mailauth over DNS). Never throws for
+ * DNS trouble or a spent budget: the report says temperror, or cutShort, with the reason.
+ */
+export interface MailAuthenticator {
+  /** `sender`: MAIL FROM (the envelope); `deadline`: epoch ms by which it answers with what it has. */
+  authenticate(raw: Buffer, sender: string, deadline: number): Promise<AuthenticationReport>;
+}
+
 export interface Stores {
   inboxes: InboxStore;
   keys: KeyStore;

@@ -75,6 +75,8 @@ export const ROUTE_FUNCTIONS: Readonly<Record<RouteName, RouteFunction>> = {
   // As getMessage: the message's item and (for a large one) its body object.
   getMessageSnapshot: { handler: 'api/get-message-snapshot', access: ['table:get', 'bucket:read'] },
   getRawMessage: { handler: 'api/get-raw-message', access: ['table:get', 'bucket:read'] },
+  // Reads the message, its body object and its raw mail; DNS (the authentication section) needs no IAM.
+  getMessageChecks: { handler: 'api/get-message-checks', access: ['table:get', 'bucket:read'], timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS },
   listDomains: { handler: 'api/list-domains', access: [] },
   createWebhook: { handler: 'api/create-webhook', access: ['table:get', 'table:put', 'table:update', 'secrets:seal'] },
   listWebhooks: { handler: 'api/list-webhooks', access: ['table:query'] },

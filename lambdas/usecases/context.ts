@@ -4,7 +4,7 @@
  * and builds it, from the one validated config.
  */
 import type { Settings } from '../config/app-config';
-import type { DeliveryQueue, DomainEvents, MailParser, SecretBox, Stores, WebhookSender } from '../core/ports';
+import type { DeliveryQueue, DomainEvents, MailAuthenticator, MailParser, SecretBox, Stores, WebhookSender } from '../core/ports';
 
 /** What webhook delivery runs on besides storage: the secret box, the delivery queue and the HTTP sender. */
 export interface WebhookRuntime {
@@ -28,4 +28,12 @@ export interface AppContext {
  */
 export interface IngestContext extends AppContext {
   mail: MailParser;
+}
+
+/**
+ * What the mail checks run on besides the context: the authentication verifier (DNS). Only the checks function
+ * and the local stack carry it (mailauth is not in the other functions' bundles).
+ */
+export interface ChecksContext extends AppContext {
+  checks: { authenticator: MailAuthenticator };
 }

@@ -45,11 +45,11 @@ async function ownedInboxMessage(ctx: AppContext, caller: Caller, inboxId: strin
   return { inbox, message };
 }
 
-const ownedMessage = async (ctx: AppContext, caller: Caller, inboxId: string, messageId: string): Promise<MessageRecord> =>
+export const ownedMessage = async (ctx: AppContext, caller: Caller, inboxId: string, messageId: string): Promise<MessageRecord> =>
   (await ownedInboxMessage(ctx, caller, inboxId, messageId)).message;
 
 /** The message's detail: from its item, and its body object when it has one. */
-async function storedDetail(ctx: AppContext, message: MessageRecord): Promise<MessageDetail> {
+export async function storedDetail(ctx: AppContext, message: MessageRecord): Promise<MessageDetail> {
   const stored = message.body_key ? await ctx.stores.blobs.get(message.body_key) : null;
   return messageDetail(message, stored ? (JSON.parse(stored.toString('utf8')) as Partial<MessageDetail>) : null);
 }

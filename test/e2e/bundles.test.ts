@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleLambdas } from '../../scripts/bundle-lambdas';
-import { INGEST_HANDLER, DEPLOYED_ROUTES } from '../../lambdas/layout/functions';
+import { INGEST_HANDLER, DEPLOYED_ROUTES, ROUTE_FUNCTIONS } from '../../lambdas/layout/functions';
 import { expectError, http } from '../support/http';
 import { eventually, sendMail } from '../support/mail';
 import { startStack, type StackHandle } from '../support/stack';
@@ -34,6 +34,9 @@ it('carries in each bundle only the adapters its function uses (lambdas/app/)', 
   const withParser = built.filter((b) => carries(b.file, 'mailparser took longer than')).map((b) => b.handler);
   expect(withSqlite).toEqual([]);
   expect(withParser).toEqual([INGEST_HANDLER]);
+  // mailauth (the checks' SPF/DKIM/DMARC verifier; its SPF option's name) only in the checks function.
+  const withMailauth = built.filter((b) => carries(b.file, 'maxResolveCount')).map((b) => b.handler);
+  expect(withMailauth).toEqual([ROUTE_FUNCTIONS.getMessageChecks.handler]);
   // RE2 (its loader names its WebAssembly file) only where a route says `re2`, and its file beside it.
   const withRe2 = built.filter((b) => carries(b.file, 're2.wasm')).map((b) => b.handler);
   expect(withRe2).toEqual(DEPLOYED_ROUTES.filter((r) => r.re2).map((r) => r.handler));

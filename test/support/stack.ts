@@ -95,6 +95,9 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
     TEMPMAIL_NO_DEV_KEY: '1',
     // Tests revoke keys and expect the next request to see it; the cache itself is exercised by the benchmark.
     TEMPMAIL_AUTHORIZER_CACHE_SECONDS: '0',
+    // The mail checks' DNS: a loopback port where nothing listens, so no test asks the internet's DNS and the
+    // authentication section answers temperror at once (test/unit/checks-auth.test.ts proves the verdicts).
+    TEMPMAIL_CHECK_DNS: '127.0.0.1:1',
     // The template form's stand-in for DynamoDB's TTL, whose timing AWS does not bound: off in tests (an hour), so
     // that an expiry a test sets is not raced by a deletion; the tests of TTL itself set their own.
     ...(form === 'aws-template' ? { TEMPMAIL_TTL_INTERVAL_MS: '3600000' } : {}),

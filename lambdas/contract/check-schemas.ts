@@ -1,0 +1,36 @@
+/** GET …/messages/{id}/checks (issue 25): its query and answer, from the domain's lists (lambdas/core/checks/model.ts). */
+import * as z from 'zod/mini';
+import { CHECK_RESULTS, SECTION_STATUSES } from '../core/checks/model';
+import { described, named } from './schemas';
+
+export const ChecksQuery = z.strictObject({});
+
+const Finding = named(
+  z.object({
+    id: described(z.string(), 'the check: list-unsubscribe, spf, dkim-aligned…; docs/API.md lists them'),
+    result: z.enum(CHECK_RESULTS),
+    detail: described(z.string(), 'what was found, and for a temperror what DNS said'),
+  }),
+  'CheckFinding',
+);
+
+const Section = named(
+  z.object({
+    status: described(z.enum(SECTION_STATUSES), 'complete: every check ran; partial: some did not; skipped: none did (reason says why)'),
+    reason: z.nullable(z.string()),
+    findings: z.array(Finding),
+  }),
+  'CheckSection',
+);
+
+export const MessageChecks = named(
+  z.object({
+    message_id: z.string(),
+    checked_at: described(z.string(), 'when these results were computed (ISO 8601)'),
+    sections: z.object({
+      sender: described(Section, 'List-Unsubscribe and one-click (RFC 8058), Message-ID, Date, size against Gmail clipping, DKIM d= aligned with From'),
+      authentication: described(Section, 'SPF, DKIM, DMARC and ARC computed from the raw mail and its envelope; on AWS also SES verdicts (ses-spf…)'),
+    }),
+  }),
+  'MessageChecks',
+);

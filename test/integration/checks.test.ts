@@ -1,0 +1,105 @@
+/**
+ * GET …/messages/{id}/checks (issue 25) over real SMTP and HTTP, on each form: a sample mail with a known flaw in
+ * each section answers 200 with findings that name it. The stack's checks DNS is a loopback port where nothing
+ * listens (test/support/stack.ts), so the authentication section shows the temperror an unreachable resolver gives,
+ * with its reason, and the request still answers.
+ */
+import { http, expectError } from '../support/http';
+import { eventually, sendRaw } from '../support/mail';
+import { sharedStack } from '../support/shared';
+
+const stack = sharedStack();
+const api = http(stack.apiUrl, stack.keys.enterprise);
+const stranger = http(stack.apiUrl, stack.keys.startup);
+const domain = stack.domains[0];
+
+interface Finding {
+  id: string;
+  result: string;
+  detail: string;
+}
+interface Section {
+  status: string;
+  reason: string | null;
+  findings: Finding[];
+}
+type Checks = { message_id: string; checked_at: string; sections: Record<string, Section> };
+
+/** A newsletter with a flaw per section: one-click unsubscribe without https, no Date, and a DKIM signature of another domain that does not verify. */
+export const flawedMail = (to: string) =>
+  [
+    'From: Shop <news@shop.example>',
+    `To: ${to}`,
+    'Subject: Our news',
+    'Message-ID: <news-1@shop.example>',
+    'List-Unsubscribe: <mailto:unsubscribe@shop.example>',
+    'List-Unsubscribe-Post: List-Unsubscribe=One-Click',
+    'DKIM-Signature: v=1; a=rsa-sha256; d=esp.example.net; s=s1; c=relaxed/relaxed; h=from:subject; bh=abc=; b=abc=',
+    'MIME-Version: 1.0',
+    'Content-Type: text/html; charset=utf-8',
+    '',
+    '<html><body><p>News</p></body></html>',
+    '',
+  ].join('\r\n');
+
+async function received(raw: (to: string) => string): Promise<{ inboxId: string; messageId: string }> {
+  const inbox = (await api('POST', '/v1/inboxes', { domain })).body as { id: string; email: string };
+  await sendRaw(stack.smtpPort, [inbox.email], raw(inbox.email), 'bounce@shop.example');
+  const listed = await eventually(async () => ((await api('GET', `/v1/inboxes/${inbox.id}/messages`)).body.messages as unknown as { id: string }[] | undefined)?.[0], 30_000, 'the message');
+  return { inboxId: inbox.id, messageId: listed.id };
+}
+
+const results = (section: Section, id: string) => section.findings.filter((f) => f.id === id).map((f) => f.result);
+
+describe('GET …/checks of a mail with a flaw in each section', () => {
+  let ids: { inboxId: string; messageId: string };
+  let checks: Checks;
+  beforeAll(async () => {
+    ids = await received(flawedMail);
+    const reply = await api('GET', `/v1/inboxes/${ids.inboxId}/messages/${ids.messageId}/checks`);
+    expect(reply.status).toBe(200);
+    checks = reply.body as unknown as Checks;
+  }, 90_000);
+
+  it('names the message and when it was checked', () => {
+    expect(checks.message_id).toBe(ids.messageId);
+    expect(Date.parse(checks.checked_at)).not.toBeNaN();
+  });
+
+  it('sender: the one-click header has no https URI, Date is missing, DKIM d= is not aligned with From', () => {
+    const sender = checks.sections.sender;
+    expect(sender.status).toBe('complete');
+    expect(results(sender, 'list-unsubscribe')).toEqual(['warn']);
+    expect(results(sender, 'list-unsubscribe-post')).toEqual(['fail']);
+    expect(results(sender, 'date')).toEqual(['fail']);
+    expect(results(sender, 'message-id')).toEqual(['pass']);
+    expect(results(sender, 'dkim-aligned')).toEqual(['fail']);
+    expect(sender.findings.find((f) => f.id === 'dkim-aligned')!.detail).toContain('esp.example.net');
+  });
+
+  it('authentication: SPF, DKIM, DMARC and ARC computed from the raw mail and envelope; DNS unreachable is temperror with its reason', () => {
+    const auth = checks.sections.authentication;
+    expect(auth.findings.map((f) => f.id)).toEqual(expect.arrayContaining(['spf', 'dkim', 'dmarc', 'arc']));
+    const spf = auth.findings.find((f) => f.id === 'spf')!;
+    // The envelope's MAIL FROM domain, and the client address the receiving side's Received field names.
+    expect(spf.detail).toContain('shop.example');
+    expect(spf.detail).toMatch(/127\.0\.0\.1|::1/);
+    if (stack.form !== 'aws-template') {
+      // The local forms ask the loopback port the test stack names: nothing answers there.
+      expect(spf.result).toBe('temperror');
+      expect(results(auth, 'dmarc')).toEqual(['temperror']);
+    }
+    // The signature of esp.example.net is not over this body: never a pass.
+    expect(results(auth, 'dkim')).toHaveLength(1);
+    expect(results(auth, 'dkim')[0]).not.toBe('pass');
+  });
+});
+
+describe('GET …/checks errors are the message\'s own', () => {
+  it('404 for an unknown message and for another account\'s inbox', async () => {
+    const ids = await received((to) => `From: a@shop.example\r\nTo: ${to}\r\nSubject: x\r\n\r\nhi\r\n`);
+    expectError(await api('GET', `/v1/inboxes/${ids.inboxId}/messages/msg_00000000000000000000000000/checks`), 404);
+    expectError(await stranger('GET', `/v1/inboxes/${ids.inboxId}/messages/${ids.messageId}/checks`), 404);
+    expectError(await api('GET', `/v1/inboxes/${ids.inboxId}/messages/${ids.messageId}/checks?nope=1`), 400);
+  }, 90_000);
+});
