@@ -27,10 +27,11 @@ export const MessageChecks = named(
   z.object({
     message_id: z.string(),
     checked_at: described(z.string(), 'when these results were computed (ISO 8601)'),
-    sections: z.object({
-      sender: described(Section, 'List-Unsubscribe and one-click (RFC 8058), Message-ID, Date, size against Gmail clipping, DKIM d= aligned with From'),
-      authentication: described(Section, 'SPF, DKIM, DMARC and ARC computed from the raw mail and its envelope; on AWS also SES verdicts (ses-spf…)'),
-    }),
+    sections: described(
+      z.object({ sender: Section, authentication: Section }),
+      'sender: List-Unsubscribe and one-click (RFC 8058), Message-ID, Date, size against Gmail clipping, DKIM d= aligned with From; ' +
+        'authentication: SPF, DKIM, DMARC and ARC computed from the raw mail and its envelope, on AWS also SES verdicts (ses-spf…)',
+    ),
   }),
   'MessageChecks',
 );

@@ -217,6 +217,7 @@ it('answers every success as declared', async () => {
   await call(op('getMessageSnapshot'), 200, { ids: { inbox, message } });
   await call(op('getRawMessage'), 302, { ids: { inbox, message } });
   await call(op('getRawMessage'), 200, { ids: { inbox, message }, query: '?as=url' });
+  await call(op('getMessageChecks'), 200, { ids: { inbox, message } });
   await call(op('listInboxes'), 200, { query: '?limit=2' });
   await call(op('listDomains'), 200);
   await call(op('getOpenApi'), 200);

@@ -45,6 +45,8 @@ const GRANTS: Record<string, string[]> = {
   DeleteMessageFunction: ['dynamodb:DeleteItem table', 'dynamodb:GetItem table', 'dynamodb:UpdateItem table', 's3:DeleteObject bucket inboxes/*', LIST_INBOXES],
   // HEAD of the raw object, then a presigned GET (signed with this role: s3:GetObject).
   GetRawMessageFunction: ['dynamodb:GetItem table', 's3:GetObject bucket inboxes/*', LIST_INBOXES],
+  // The message, its body object and its raw mail; its DNS queries (the authentication section) need no grant.
+  GetMessageChecksFunction: ['dynamodb:GetItem table', 's3:GetObject bucket inboxes/*', LIST_INBOXES],
   ListDomainsFunction: [],
   // Reads the inbox it is scoped to, seals the secret, counts and puts the webhook in one transaction.
   CreateWebhookFunction: ['dynamodb:GetItem table', 'dynamodb:PutItem table', 'dynamodb:UpdateItem table', 'kms:Encrypt webhook key'],
