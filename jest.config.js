@@ -60,6 +60,7 @@ module.exports = {
         '<rootDir>/test/integration/extraction.test.ts',
         '<rootDir>/test/e2e/mcp-extract.test.ts',
         '<rootDir>/test/integration/snapshot.test.ts',
+        '<rootDir>/test/integration/inbox-groups.test.ts',
       ],
     },
     {
@@ -78,6 +79,7 @@ module.exports = {
         '<rootDir>/test/integration/waits.test.ts',
         '<rootDir>/test/e2e/mcp-waits.test.ts',
         '<rootDir>/test/integration/snapshot.test.ts',
+        '<rootDir>/test/integration/inbox-groups.test.ts',
         '<rootDir>/test/integration/aws-template.test.ts',
       ],
     },

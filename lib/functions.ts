@@ -11,7 +11,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Access } from '../lambdas/layout/functions';
-import { ACCOUNT_INDEX } from '../lambdas/layout/table-layout';
+import { ACCOUNT_INDEX, GROUP_INDEX } from '../lambdas/layout/table-layout';
 import { BUNDLING, LAMBDA_RUNTIME } from './bundling';
 import { acknowledgeNag } from './nag';
 import { actionsFor } from './permissions';
@@ -87,6 +87,10 @@ export function handlerFunction(scope: Construct, id: string, props: HandlerFunc
   // The account index, by name, only to what queries it (listing and counting an account's inboxes).
   if (actions.accountIndex.length) {
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: actions.accountIndex, resources: [`${props.table.tableArn}/index/${ACCOUNT_INDEX.name}`] }));
+  }
+  // The group index likewise, only to what lists or deletes a group's inboxes.
+  if (actions.groupIndex.length) {
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: actions.groupIndex, resources: [`${props.table.tableArn}/index/${GROUP_INDEX.name}`] }));
   }
   for (const [prefix, objectActions] of Object.entries(actions.objects)) {
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: objectActions, resources: [props.bucket.arnForObjects(`${prefix}*`)] }));

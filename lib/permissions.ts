@@ -17,9 +17,10 @@ export const TABLE_ACTIONS: Record<'table:get' | 'table:query' | 'table:put' | '
   'table:batch-write': ['dynamodb:BatchWriteItem'],
 };
 
-/** On the account index only (its ARN, not the table's). */
-export const INDEX_ACTIONS: Record<'accounts:query', readonly string[]> = {
+/** On the account index and the group index only (their ARNs, not the table's). */
+export const INDEX_ACTIONS: Record<'accounts:query' | 'groups:query', readonly string[]> = {
   'accounts:query': ['dynamodb:Query'],
+  'groups:query': ['dynamodb:Query'],
 };
 
 /** On the webhook key (KMS) and the delivery queues (SQS): SendMessageBatch is authorised by sqs:SendMessage. */
@@ -54,6 +55,8 @@ export interface ScopedActions {
   table: string[];
   /** On the account index's ARN. */
   accountIndex: string[];
+  /** On the group index's ARN. */
+  groupIndex: string[];
   /** Object actions by key prefix (granted on arn/<prefix>*). */
   objects: Record<string, string[]>;
   /** Prefixes s3:ListBucket may list (a condition on s3:prefix); empty: no ListBucket. */
@@ -71,9 +74,11 @@ export function actionsFor(access: readonly Access[]): ScopedActions {
   const objects: Record<string, Set<string>> = {};
   const key = new Set<string>();
   const accountIndex = new Set<string>();
+  const groupIndex = new Set<string>();
   for (const a of access) {
     if (a in TABLE_ACTIONS) TABLE_ACTIONS[a as keyof typeof TABLE_ACTIONS].forEach((x) => table.add(x));
     else if (a === 'accounts:query') INDEX_ACTIONS[a].forEach((x) => accountIndex.add(x));
+    else if (a === 'groups:query') INDEX_ACTIONS[a].forEach((x) => groupIndex.add(x));
     else if (a === 'bucket:list') continue;
     else if (a === 'secrets:seal' || a === 'secrets:open') WEBHOOK_ACTIONS[a].forEach((x) => key.add(x));
     else if (a === 'deliveries:send' || a === 'deliveries:dead-letter') continue;
@@ -87,6 +92,7 @@ export function actionsFor(access: readonly Access[]): ScopedActions {
   return {
     table: [...table].sort(),
     accountIndex: [...accountIndex].sort(),
+    groupIndex: [...groupIndex].sort(),
     objects: Object.fromEntries(Object.entries(objects).map(([prefix, set]) => [prefix, [...set].sort()])),
     listPrefixes,
     key: [...key].sort(),

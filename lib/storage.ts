@@ -6,7 +6,7 @@ import { Construct } from 'constructs';
 import { REMOVAL_GRACE_SECONDS } from '../lambdas/core/inbox';
 import { BASE_PLANS, PLAN_NAMES } from '../lambdas/core/plans';
 import { blobKeys } from '../lambdas/core/ports';
-import { ACCOUNT_INDEX, LEGACY_ACCOUNT_INDEX, TTL_ATTRIBUTE } from '../lambdas/layout/table-layout';
+import { ACCOUNT_INDEX, GROUP_INDEX, LEGACY_ACCOUNT_INDEX, TTL_ATTRIBUTE } from '../lambdas/layout/table-layout';
 
 /** Objects outlive the longest inbox a plan allows, plus the removal grace and a day of margin. */
 export const OBJECT_EXPIRY_DAYS =
@@ -59,6 +59,19 @@ export class Storage extends Construct {
           projectionType: dynamodb.ProjectionType.INCLUDE,
           nonKeyAttributes: [...ACCOUNT_INDEX.projected],
         },
+        // GET and DELETE /v1/inboxes?group=: one group's inboxes, newest first; sparse too (table-layout.ts). Not in
+        // the upgrade's deploy that adds inboxes_by_account: one index per update (docs/DEPLOY.md).
+        ...(props.legacyAccountIndex
+          ? []
+          : [
+              {
+                indexName: GROUP_INDEX.name,
+                partitionKey: { name: GROUP_INDEX.partitionKey, type: dynamodb.AttributeType.STRING },
+                sortKey: { name: GROUP_INDEX.sortKey, type: dynamodb.AttributeType.STRING },
+                projectionType: dynamodb.ProjectionType.INCLUDE,
+                nonKeyAttributes: [...GROUP_INDEX.projected],
+              },
+            ]),
         ...(props.legacyAccountIndex
           ? [
               {

@@ -9,6 +9,7 @@ import type {
   CreateWebhookInput,
   Deleted,
   Domains,
+  GroupDeleted,
   Inbox,
   InboxCreated,
   InboxEmptied,
@@ -141,9 +142,23 @@ export class TempMailClient {
     return this.json('POST', '/v1/inboxes', { body: input });
   }
 
-  /** The caller's inboxes, newest first; expired ones are listed (status "expired") until they are removed. */
-  listInboxes(query: { limit?: number; cursor?: string } = {}): Promise<InboxList> {
+  /** The caller's inboxes (with `group`, that group's), newest first; expired ones are listed (status "expired") until they are removed. */
+  listInboxes(query: { limit?: number; cursor?: string; group?: string } = {}): Promise<InboxList> {
     return this.json('GET', '/v1/inboxes', { query });
+  }
+
+  /**
+   * Deletes every inbox of the group with its messages. A large group takes more than one request (the API answers
+   * 202 with `finished: false` when a request runs out of time): this repeats it until the group is empty and
+   * resolves with the number deleted in all.
+   */
+  async deleteInboxes(group: string): Promise<GroupDeleted> {
+    let deleted = 0;
+    for (;;) {
+      const step = await this.json<GroupDeleted>('DELETE', '/v1/inboxes', { query: { group } });
+      deleted += step.deleted_count;
+      if (step.finished) return { deleted_count: deleted, finished: true };
+    }
   }
 
   async getInbox(inboxId: string): Promise<Inbox> {

@@ -12,6 +12,8 @@ export interface InboxCreated {
   expires_at: string;
   /** Lifetime in seconds. */
   ttl: number;
+  /** The group it was created in (lower-case), null for none. */
+  group: string | null;
 }
 
 export interface Inbox {
@@ -178,6 +180,19 @@ export interface CreateInboxInput {
   username?: string;
   /** Lifetime in seconds: at least 60, default 3600, at most the plan's maximum. */
   ttl?: number;
+  /** A group (a CI run id, a worker id): 1–32 of a-z 0-9 . _ -, starting and ending with a letter or digit. listInboxes({ group }) and deleteInboxes(group) act on it. */
+  group?: string;
+  /**
+   * With `group`, instead of `username`: the username is derived from group and test name, the same on every run
+   * (`<group>-<slug>-<8 hex digits>`, docs/API.md "Inbox groups"). At most 500 characters.
+   */
+  test_name?: string;
+}
+
+/** DELETE /v1/inboxes?group=: inboxes this request deleted, and whether the group is empty (`false`: repeat to go on). */
+export interface GroupDeleted {
+  deleted_count: number;
+  finished: boolean;
 }
 
 export type WebhookEvent = 'message.received' | 'inbox.expired';

@@ -24,6 +24,7 @@ export interface RouteContract {
 export const CONTRACT = {
   listInboxes: { query: s.ListInboxesQuery, response: s.InboxList, status: 200 },
   createInbox: { query: s.NoQuery, body: s.CreateInboxBody, response: s.InboxCreated, status: 201 },
+  deleteInboxes: { query: s.DeleteInboxesQuery, response: s.GroupDeleted, status: 200, unfinishedStatus: 202 },
   getInbox: { params: s.InboxPath, query: s.NoQuery, response: s.Inbox, status: 200 },
   deleteInbox: { params: s.InboxPath, query: s.NoQuery, response: s.Deleted, status: 200 },
   emptyInbox: { params: s.InboxPath, query: s.NoQuery, response: s.InboxEmptied, status: 200, unfinishedStatus: 202 },

@@ -29,7 +29,7 @@ const OPERATIONS: Record<Exclude<OperationName, 'getViewer' | 'getViewerAsset'>,
     tag: 'Inboxes',
     description:
       "The caller's inboxes, newest first, a page of `limit` at a time (`next_cursor` while more remain). An expired inbox is " +
-      'listed with `status: "expired"` until it is removed, an hour after expiry.',
+      'listed with `status: "expired"` until it is removed, an hour after expiry. With `group`, only the inboxes created in it.',
   },
   createWebhook: {
     tag: 'Webhooks',
@@ -52,7 +52,17 @@ const OPERATIONS: Record<Exclude<OperationName, 'getViewer' | 'getViewerAsset'>,
     description:
       'Creates an inbox and answers 201 with its address. Every field is optional: the first configured domain, a random ' +
       'username and a ttl of 3600 s are the defaults. An address belongs to one live inbox at a time (409 otherwise) and is ' +
-      'free again once its inbox is deleted or expired. Mail to `name+tag@domain` lands in `name@domain`.',
+      'free again once its inbox is deleted or expired. Mail to `name+tag@domain` lands in `name@domain`. With `group` (a CI ' +
+      'run id, a worker id) the inbox is listed and deleted with its group; with `group` and `test_name` (instead of ' +
+      '`username`) the username is derived from both, the same on every run.',
+  },
+  deleteInboxes: {
+    tag: 'Inboxes',
+    description:
+      "Deletes every inbox of the group (`group`, required), live or expired, with their messages and attachments, each as " +
+      'DELETE /v1/inboxes/{inbox_id} does. One request spends about 20 s at most: 200 `{"deleted_count": n, "finished": true}` ' +
+      'once the group holds no inbox; 202 with `finished: false` when the time ran out first, and repeating it goes on. An ' +
+      'unknown group is 200 with `deleted_count: 0`.',
   },
   getInbox: {
     tag: 'Inboxes',

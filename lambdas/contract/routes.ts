@@ -17,6 +17,7 @@ interface RouteSpec {
 const TABLE = [
   { name: 'listInboxes', method: 'GET', path: '/v1/inboxes', auth: true, summary: "List the caller's inboxes, newest first" },
   { name: 'createInbox', method: 'POST', path: '/v1/inboxes', auth: true, summary: 'Create an inbox' },
+  { name: 'deleteInboxes', method: 'DELETE', path: '/v1/inboxes', auth: true, summary: "Delete a group's inboxes and their messages" },
   { name: 'getInbox', method: 'GET', path: '/v1/inboxes/{inbox_id}', auth: true, summary: 'Get an inbox' },
   { name: 'deleteInbox', method: 'DELETE', path: '/v1/inboxes/{inbox_id}', auth: true, summary: 'Delete an inbox and all its messages' },
   { name: 'emptyInbox', method: 'DELETE', path: '/v1/inboxes/{inbox_id}/messages', auth: true, summary: 'Delete every message of an inbox and keep the inbox' },

@@ -5,7 +5,7 @@
 // zod/mini, the tree-shakable form of zod 4: 19 KB in a bundle instead of 90 KB, which is a tenth of a cold start.
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
-import { USERNAME_PATTERN, USERNAME_RULE } from '../core/address';
+import { GROUP_MAX_LENGTH, GROUP_PATTERN, GROUP_RULE, TEST_NAME_MAX_LENGTH, USERNAME_PATTERN, USERNAME_RULE } from '../core/address';
 import { LINK_TEXT_CHARS } from '../core/extract';
 import { SUBJECT_CUT_MARK } from '../core/message';
 import { MESSAGE_ID } from '../core/ids';
@@ -38,6 +38,14 @@ const queryInteger = (name: string, min: number, max: number, description: strin
     .check(z.meta({ type: 'integer', minimum: min, maximum: max, description } as Record<string, unknown>));
 };
 
+/** A group as a request names it (body or query): GROUP_RULE. */
+const groupString = () =>
+  z.string({ error: 'group must be a string' }).check(
+    z.minLength(1, { error: GROUP_RULE }),
+    z.maxLength(GROUP_MAX_LENGTH, { error: GROUP_RULE }),
+    z.regex(GROUP_PATTERN, { error: GROUP_RULE }),
+  );
+
 export const CreateInboxBody = named(
   z.strictObject({
     domain: z.optional(
@@ -54,6 +62,21 @@ export const CreateInboxBody = named(
           z.regex(USERNAME_PATTERN, { error: USERNAME_RULE }),
         ),
         'the local part of the address, stored lower-case; default 10 random letters and digits. One live inbox per address',
+      ),
+    ),
+    group: z.optional(
+      described(
+        groupString(),
+        'a group (a CI run id, a worker id), stored lower-case: GET and DELETE /v1/inboxes?group= list and delete its inboxes together',
+      ),
+    ),
+    test_name: z.optional(
+      described(
+        z.string({ error: 'test_name must be a string' }).check(
+          z.minLength(1, { error: 'test_name must not be empty' }),
+          z.maxLength(TEST_NAME_MAX_LENGTH, { error: `test_name must be at most ${TEST_NAME_MAX_LENGTH} characters` }),
+        ),
+        'with group, instead of username: the username is derived from group and test name, the same on every run (<group>-<slug of the name>-<8 hex digits>, docs/API.md "Inbox groups")',
       ),
     ),
     ttl: z.optional(
@@ -89,6 +112,12 @@ export const RawLink = named(
 export const ListInboxesQuery = z.strictObject({
   limit: z.optional(queryInteger('limit', 1, MAX_PAGE_SIZE, `inboxes per page, default ${DEFAULT_PAGE_SIZE}`)),
   cursor: z.optional(described(z.string().check(z.maxLength(200)), 'the next_cursor of the previous page')),
+  group: z.optional(described(groupString(), 'only the inboxes created in this group (any case)')),
+});
+
+/** DELETE /v1/inboxes: the group is required (there is no delete-everything). */
+export const DeleteInboxesQuery = z.strictObject({
+  group: described(groupString(), 'the group whose inboxes to delete (any case)'),
 });
 
 export const ListMessagesQuery = z.strictObject({
@@ -118,7 +147,14 @@ export const WaitQuery = z.strictObject({
 const timestamp = z.iso.datetime();
 
 export const InboxCreated = named(
-  z.object({ id: z.string(), email: z.email(), created_at: timestamp, expires_at: timestamp, ttl: count() }),
+  z.object({
+    id: z.string(),
+    email: z.email(),
+    created_at: timestamp,
+    expires_at: timestamp,
+    ttl: count(),
+    group: described(z.nullable(z.string()), 'the group it was created in (lower-case), null for none'),
+  }),
   'InboxCreated',
 );
 
@@ -277,6 +313,14 @@ export const InboxEmptied = named(
   }),
   'InboxEmptied',
   'the answer of DELETE …/messages: 200 when finished, 202 when a repeat is needed',
+);
+export const GroupDeleted = named(
+  z.object({
+    deleted_count: described(count(), 'inboxes this request deleted to the end'),
+    finished: described(z.boolean(), 'true (200): every inbox the group held is deleted; false (202): the request ran out of its time first, repeat it to go on'),
+  }),
+  'GroupDeleted',
+  'the answer of DELETE /v1/inboxes?group=: 200 when finished, 202 when a repeat is needed',
 );
 export const Domains = named(z.object({ domains: z.array(z.string()) }), 'Domains');
 export const ErrorResponse = named(z.object({ error: z.object({ code: described(z.int().check(z.gte(400), z.lte(599)), 'the HTTP status'), message: z.string() }) }), 'Error');

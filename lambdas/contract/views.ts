@@ -12,6 +12,7 @@ export const inboxCreatedView = (inbox: InboxRecord) => ({
   created_at: inbox.created_at,
   expires_at: inbox.expires_at,
   ttl: inbox.ttl,
+  group: inbox.group ?? null,
 });
 
 /** `nowMs` decides the status: an expired inbox is listed as such until it is removed. */

@@ -30,6 +30,8 @@ export interface InboxRecord {
   stored_bytes?: number;
   /** Set by DELETE: gone for its owner and its address free, while its messages are still being removed. */
   deleting?: true;
+  /** Its group (core/address.ts GROUP_RULE, lower-case), when created in one: listed and deleted with it. */
+  group?: string;
 }
 
 /** What an inbox list shows of each inbox (an index projects only these on AWS: lambdas/layout/table-layout.ts). */

@@ -42,9 +42,9 @@ export interface InboxStore {
   getInbox(id: string): Promise<InboxRecord | null>;
   /**
    * An account's inboxes, expired ones too until they are removed, newest first (creation time, then id, both
-   * descending); `after` is where the previous page ended.
+   * descending); `after` is where the previous page ended. With `group` (stored form), only the inboxes created in it.
    */
-  listInboxes(accountId: string, limit: number, after?: InboxPosition): Promise<{ items: InboxListing[]; last?: InboxPosition }>;
+  listInboxes(accountId: string, limit: number, after?: InboxPosition, group?: string): Promise<{ items: InboxListing[]; last?: InboxPosition }>;
   /**
    * How many of the account's inboxes are live at `nowEpoch` (not expired, not being deleted), counted up to
    * `atMost` (a store stops there: the answer is then `atMost`). For the plan's `max_inboxes`.

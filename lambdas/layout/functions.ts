@@ -28,6 +28,8 @@ export type Access =
   | 'table:batch-write'
   /** Query on the account index (inboxes_by_account) */
   | 'accounts:query'
+  /** Query on the group index (inboxes_by_group): GET and DELETE /v1/inboxes?group= */
+  | 'groups:query'
   /** ListBucket under inboxes/ only, without reading objects (deleting a prefix lists it) */
   | 'bucket:list'
   | 'bucket:read'
@@ -59,8 +61,10 @@ export interface RouteFunction {
 }
 
 export const ROUTE_FUNCTIONS: Readonly<Record<RouteName, RouteFunction>> = {
-  listInboxes: { handler: 'api/list-inboxes', access: ['accounts:query'] },
+  listInboxes: { handler: 'api/list-inboxes', access: ['accounts:query', 'groups:query'] },
   createInbox: { handler: 'api/create-inbox', access: ['accounts:query', 'table:put'] },
+  // A group's inboxes (its index), each read and deleted as deleteInbox does, for at most its budget.
+  deleteInboxes: { handler: 'api/delete-inboxes', access: ['groups:query', 'table:get', 'table:update', 'table:query', 'table:batch-write', 'table:delete', 'bucket:list', 'bucket:delete'], timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS },
   getInbox: { handler: 'api/get-inbox', access: ['table:get'] },
   deleteInbox: { handler: 'api/delete-inbox', access: ['table:get', 'table:update', 'table:query', 'table:batch-write', 'table:delete', 'bucket:list', 'bucket:delete'], timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS },
   // Lists a batch of the inbox's messages, then deletes each with its count (a transaction) and its objects (list +

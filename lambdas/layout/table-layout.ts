@@ -47,6 +47,30 @@ export const ACCOUNT_INDEX = {
   projected: ['id', 'email', 'expires_at', EXPIRY_ATTRIBUTE, 'message_count', 'deleting'],
 } as const;
 
+/**
+ * `inboxes_by_group` lists one group's inboxes newest first (GET and DELETE /v1/inboxes?group=). Sparse like the
+ * account index: only inbox items created in a group carry its key, `<account id>#<group>` (groupIndexKey), so the
+ * group is the account's own. It projects what the account index does: a grouped inbox's message stored or deleted
+ * writes this copy too (one write unit more per message, for grouped inboxes only; docs/DEPLOY.md).
+ */
+export const GROUP_INDEX = {
+  name: 'inboxes_by_group',
+  partitionKey: 'inbox_group_key',
+  sortKey: 'created_at',
+  projected: ACCOUNT_INDEX.projected,
+} as const;
+export const groupIndexKey = (accountId: string, group: string): string => `${accountId}#${group}`;
+
+/** The index keys an inbox item carries: the account index's always, the group index's when it is in a group. */
+export const inboxIndexKeys = (inbox: Pick<InboxRecord, 'account_id' | 'group'>): Record<string, string> => ({
+  [ACCOUNT_INDEX.partitionKey]: inbox.account_id,
+  ...(inbox.group ? { [GROUP_INDEX.partitionKey]: groupIndexKey(inbox.account_id, inbox.group) } : {}),
+});
+
+/** Where a list of inboxes reads (GET /v1/inboxes): the account index, or with a group the group index; the same order and projection. */
+export const listingIndex = (accountId: string, group?: string) =>
+  group === undefined ? { index: ACCOUNT_INDEX, key: accountId } : { index: GROUP_INDEX, key: groupIndexKey(accountId, group) };
+
 export const LEGACY_ACCOUNT_INDEX = { name: 'by_account', partitionKey: 'account_id', sortKey: 'created_at' } as const;
 
 /** Every item's key: one table, generic `pk`/`sk` (DESIGN §4). */
@@ -72,6 +96,6 @@ export const expiryOf = (item: Record<string, unknown>): number => (item[EXPIRY_
 /** The inbox an item (or a stream image of one) holds, without the table's attributes; null for no item. */
 export function inboxFromItem(item: Record<string, unknown> | undefined): InboxRecord | null {
   if (!item) return null;
-  const { pk: _pk, sk: _sk, [EXPIRY_ATTRIBUTE]: _expiry, [ACCOUNT_INDEX.partitionKey]: _account, ...record } = item;
+  const { pk: _pk, sk: _sk, [EXPIRY_ATTRIBUTE]: _expiry, [ACCOUNT_INDEX.partitionKey]: _account, [GROUP_INDEX.partitionKey]: _group, ...record } = item;
   return { ...(record as unknown as InboxRecord), expires_at_epoch: expiryOf(item) };
 }

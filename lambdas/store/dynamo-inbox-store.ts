@@ -14,7 +14,7 @@ import { DynamoAccountStore } from './dynamo-account-store';
 import { expiryIs, lifetimeAttributes, lifetimeNames } from './dynamo-lifetime';
 import { listMessages, messageRange, messagesSince } from './dynamo-message-reads';
 import { putMessage, PUT_ATTEMPTS } from './dynamo-put-message';
-import { ACCOUNT_INDEX, EXPIRY_ATTRIBUTE, expiryOf, inboxFromItem, keys, TTL_ATTRIBUTE } from '../layout/table-layout';
+import { ACCOUNT_INDEX, EXPIRY_ATTRIBUTE, expiryOf, inboxFromItem, inboxIndexKeys, listingIndex, keys, TTL_ATTRIBUTE } from '../layout/table-layout';
 
 /** Positive when `a` is newer than `b`: a later created_at, or the same and a greater id. */
 const compareAge = (a: InboxPosition, b: InboxPosition): number =>
@@ -30,8 +30,8 @@ export class DynamoInboxStore extends DynamoAccountStore implements InboxStore, 
     const writes: NamedWrites<'inbox' | 'address'> = {
       inbox: {
         Put: {
-          // Only inbox items carry the account index's key: the index is sparse (table-layout.ts).
-          Item: { ...keys.inbox(inbox.id), ...inbox, ...lifetimeAttributes(inbox.expires_at_epoch), [ACCOUNT_INDEX.partitionKey]: inbox.account_id },
+          // Only inbox items carry the account index's key, and only grouped ones the group index's: both are sparse (table-layout.ts).
+          Item: { ...keys.inbox(inbox.id), ...inbox, ...lifetimeAttributes(inbox.expires_at_epoch), ...inboxIndexKeys(inbox) },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -67,19 +67,20 @@ export class DynamoInboxStore extends DynamoAccountStore implements InboxStore, 
   }
 
   /**
-   * The account index orders an account's inboxes by created_at alone (whole seconds), and inboxes of one second
+   * The account index (a group's, with `group`) orders its inboxes by created_at alone (whole seconds), and inboxes of one second
    * in an order of DynamoDB's own, not by id. So a page reads whole seconds and sorts them by (created_at, id), both
    * descending, as the embedded store does; a cursor resumes within its second, skipping the ids it has shown.
    * Creating is rate-limited, so a second holds a few inboxes of one account, and a page reads at most that many more.
    */
-  async listInboxes(accountId: string, limit: number, after?: InboxPosition): Promise<{ items: InboxListing[]; last?: InboxPosition }> {
+  async listInboxes(accountId: string, limit: number, after?: InboxPosition, group?: string): Promise<{ items: InboxListing[]; last?: InboxPosition }> {
     const read: InboxListing[] = [];
+    const { index, key } = listingIndex(accountId, group);
     const query = {
       TableName: this.table,
-      IndexName: ACCOUNT_INDEX.name,
+      IndexName: index.name,
       KeyConditionExpression: after ? '#account = :account AND #created <= :created' : '#account = :account',
-      ExpressionAttributeNames: { '#account': ACCOUNT_INDEX.partitionKey, ...(after ? { '#created': ACCOUNT_INDEX.sortKey } : {}) },
-      ExpressionAttributeValues: { ':account': accountId, ...(after ? { ':created': after.created_at } : {}) },
+      ExpressionAttributeNames: { '#account': index.partitionKey, ...(after ? { '#created': index.sortKey } : {}) },
+      ExpressionAttributeValues: { ':account': key, ...(after ? { ':created': after.created_at } : {}) },
       ScanIndexForward: false,
       Limit: limit + 1,
     };

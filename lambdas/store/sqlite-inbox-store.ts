@@ -70,11 +70,12 @@ export class SqliteInboxStore implements InboxStore {
     return engine.write(() => {
       const claim = engine.sql('SELECT expires_at_epoch FROM address_claims WHERE address = ?').get(inbox.email);
       if (!claimIsFree(claim && { expires_at_epoch: Number(claim.expires_at_epoch) }, nowEpoch)) return false;
-      engine.sql('INSERT INTO inboxes (id, account_id, expires_at_epoch, message_count, record) VALUES (?, ?, ?, 0, ?)').run(
+      engine.sql('INSERT INTO inboxes (id, account_id, expires_at_epoch, message_count, record, inbox_group) VALUES (?, ?, ?, 0, ?, ?)').run(
         inbox.id,
         inbox.account_id,
         inbox.expires_at_epoch,
         JSON.stringify(inbox),
+        inbox.group ?? null,
       );
       engine
         .sql('INSERT OR REPLACE INTO address_claims (address, inbox_id, account_id, plan, expires_at_epoch, created_at) VALUES (?, ?, ?, ?, ?, ?)')
@@ -88,14 +89,16 @@ export class SqliteInboxStore implements InboxStore {
     return row ? { ...parse<InboxRecord>(row.record), message_count: Number(row.message_count) } : null;
   }
 
-  async listInboxes(accountId: string, limit: number, after?: InboxPosition): Promise<{ items: InboxListing[]; last?: InboxPosition }> {
+  async listInboxes(accountId: string, limit: number, after?: InboxPosition, group?: string): Promise<{ items: InboxListing[]; last?: InboxPosition }> {
     const created = "json_extract(record, '$.created_at')";
+    // One group's inboxes through its own index (008-inbox-groups.sql), the account's through inboxes_by_account_created.
+    const [owner, ownerArgs] = group === undefined ? ['account_id = ?', [accountId]] : ['account_id = ? AND inbox_group = ?', [accountId, group]];
     const rows = this.engine.read(() =>
       after
         ? this.engine
-            .sql(`SELECT record, message_count FROM inboxes WHERE account_id = ? AND (${created} < ? OR (${created} = ? AND id < ?)) ORDER BY ${created} DESC, id DESC LIMIT ?`)
-            .all(accountId, after.created_at, after.created_at, after.id, limit + 1)
-        : this.engine.sql(`SELECT record, message_count FROM inboxes WHERE account_id = ? ORDER BY ${created} DESC, id DESC LIMIT ?`).all(accountId, limit + 1),
+            .sql(`SELECT record, message_count FROM inboxes WHERE ${owner} AND (${created} < ? OR (${created} = ? AND id < ?)) ORDER BY ${created} DESC, id DESC LIMIT ?`)
+            .all(...ownerArgs, after.created_at, after.created_at, after.id, limit + 1)
+        : this.engine.sql(`SELECT record, message_count FROM inboxes WHERE ${owner} ORDER BY ${created} DESC, id DESC LIMIT ?`).all(...ownerArgs, limit + 1),
     );
     const items = rows.slice(0, limit).map((r) => ({ ...parse<InboxRecord>(r.record), message_count: Number(r.message_count) }));
     const end = items[items.length - 1];

@@ -1,6 +1,6 @@
 /** Inbox use cases: create, read, delete, with ownership and expiry rules applied. */
-import { matchDomain, normalizeUsername, reservedUsername, USERNAME_RULE } from '../core/address';
-import { decodeInboxCursor, encodeInboxCursor } from '../core/cursor';
+import { GROUP_RULE, matchDomain, normalizeGroup, normalizeUsername, reservedUsername, usernameFor, USERNAME_RULE } from '../core/address';
+import { decodeInboxCursor, encodeInboxCursor, type InboxPosition } from '../core/cursor';
 import { badRequest, conflict, notFound } from '../core/errors';
 import { INBOX_ID, newInboxId, randomUsername } from '../core/ids';
 import { epochSeconds, isExpired, lifetime, REMOVAL_GRACE_SECONDS, resolveTtl } from '../core/inbox';
@@ -14,6 +14,16 @@ export interface CreateInboxInput {
   domain?: string;
   username?: string;
   ttl?: number;
+  group?: string;
+  /** With group, instead of username: the username is derived from both (core/address.ts usernameFor). */
+  test_name?: string;
+}
+
+/** The group's stored form, or 400. */
+function groupOf(group: string): string {
+  const normalized = normalizeGroup(group);
+  if (!normalized) throw badRequest(GROUP_RULE);
+  return normalized;
 }
 
 export async function createInbox(ctx: AppContext, caller: Caller, input: CreateInboxInput): Promise<InboxRecord> {
@@ -21,9 +31,14 @@ export async function createInbox(ctx: AppContext, caller: Caller, input: Create
   const domain = input.domain === undefined ? domains[0] : matchDomain(input.domain, domains);
   if (!domain) throw badRequest(`domain must be one of: ${domains.join(', ')}`);
   const ttl = resolveTtl(input.ttl, plans[caller.plan]);
+  const group = input.group === undefined ? undefined : groupOf(input.group);
+  if (input.test_name !== undefined && (group === undefined || input.username !== undefined)) {
+    throw badRequest('test_name derives the username from the group: give it with group, and without username');
+  }
   let username: string | null = null;
-  if (input.username !== undefined) {
-    username = normalizeUsername(input.username);
+  const chosen = input.test_name !== undefined ? usernameFor(group!, input.test_name) : input.username;
+  if (chosen !== undefined) {
+    username = normalizeUsername(chosen);
     if (!username) throw badRequest(USERNAME_RULE);
     const reserved = reservedUsername(username);
     if (reserved) throw badRequest(reserved);
@@ -45,6 +60,7 @@ export async function createInbox(ctx: AppContext, caller: Caller, input: Create
       ttl,
       message_count: 0,
       ...lifetime(now, ttl),
+      ...(group ? { group } : {}),
     };
     if (await ctx.stores.inboxes.createInbox(inbox, epochSeconds(now))) return inbox;
     if (username) throw conflict(`address ${inbox.email} is already in use by a live inbox`);
@@ -68,10 +84,11 @@ async function inboxOf(ctx: AppContext, caller: Caller, inboxId: string, options
   return inbox;
 }
 
-/** The caller's inboxes, newest first, expired ones marked as such until they are removed. */
-export async function listInboxes(ctx: AppContext, caller: Caller, query: { limit?: number; cursor?: string }) {
+/** The caller's inboxes (those of one group, with `group`), newest first, expired ones marked as such until they are removed. */
+export async function listInboxes(ctx: AppContext, caller: Caller, query: { limit?: number; cursor?: string; group?: string }) {
   const after = query.cursor === undefined ? undefined : decodeInboxCursor(query.cursor);
-  const page = await ctx.stores.inboxes.listInboxes(caller.account_id, query.limit ?? DEFAULT_PAGE_SIZE, after);
+  const group = query.group === undefined ? undefined : groupOf(query.group);
+  const page = await ctx.stores.inboxes.listInboxes(caller.account_id, query.limit ?? DEFAULT_PAGE_SIZE, after, group);
   const now = ctx.now();
   return {
     inboxes: page.items.filter((inbox) => !inbox.deleting).map((inbox) => inboxView(inbox, now)),
@@ -129,20 +146,57 @@ export async function withRoomToDelete<T>(ctx: AppContext, prefix: string, write
  */
 export async function deleteInbox(ctx: AppContext, caller: Caller, inboxId: string): Promise<{ finished: boolean }> {
   const inbox = await inboxOf(ctx, caller, inboxId, { deleting: true });
+  if (!inbox.deleting && isExpired(inbox.expires_at_epoch, ctx.now())) throw notFound(`inbox expired: ${inboxId}`);
+  return { finished: await removeInboxBy(ctx, inbox, ctx.now() + ctx.settings.deleteBudgetMs) };
+}
+
+/** The steps of a DELETE for one inbox, until `deadline` (epoch ms); true when the inbox is gone. */
+async function removeInboxBy(ctx: AppContext, inbox: InboxRecord, deadline: number): Promise<boolean> {
   if (!inbox.deleting) {
-    if (isExpired(inbox.expires_at_epoch, ctx.now())) throw notFound(`inbox expired: ${inboxId}`);
     // Past the removal grace: the sweep (and TTL) take it as due.
     await withRoomToDelete(ctx, blobKeys.inbox(inbox.id), () => ctx.stores.inboxes.markInboxDeleting(inbox, epochSeconds(ctx.now()) - REMOVAL_GRACE_SECONDS - 1));
   }
-  const deadline = ctx.now() + ctx.settings.deleteBudgetMs;
   await ctx.stores.blobs.deletePrefix(blobKeys.inbox(inbox.id));
   do {
     if ((await ctx.stores.inboxes.deleteMessages(inbox.id, DELETE_BATCH)) === 0) {
       await removeInbox(ctx, inbox);
-      return { finished: true };
+      return true;
     }
   } while (ctx.now() < deadline);
-  return { finished: false };
+  return false;
+}
+
+/** Inboxes of a group read at once by DELETE /v1/inboxes?group= (one page of the group's index). */
+const GROUP_DELETE_PAGE = 25;
+
+/**
+ * DELETE /v1/inboxes?group=: each of the group's inboxes (live, expired or being deleted) goes as DELETE
+ * /v1/inboxes/{id} removes one, in the same steps, all within one request's delete budget (`deleteBudgetMs`); when
+ * the budget runs out first the answer says `finished: false` (202) and a repeat goes on (the inboxes already marked
+ * are gone for their owner and their addresses free). An unknown or empty group is finished at once.
+ */
+export async function deleteInboxGroup(ctx: AppContext, caller: Caller, groupName: string): Promise<{ deleted_count: number; finished: boolean }> {
+  const group = groupOf(groupName);
+  const deadline = ctx.now() + ctx.settings.deleteBudgetMs;
+  let deleted = 0;
+  let started = false;
+  // Page by position (newest first), not from the top each time: DynamoDB's index may list a removed inbox a moment
+  // longer, and the position moves past it. An inbox created in the group meanwhile may be left: repeat for it.
+  let after: InboxPosition | undefined;
+  do {
+    const page = await ctx.stores.inboxes.listInboxes(caller.account_id, GROUP_DELETE_PAGE, after, group);
+    for (const listed of page.items) {
+      // Each request takes at least one inbox a step further, so that repeats always finish.
+      if (started && ctx.now() >= deadline) return { deleted_count: deleted, finished: false };
+      started = true;
+      const inbox = await ctx.stores.inboxes.getInbox(listed.id);
+      if (!inbox || inbox.account_id !== caller.account_id) continue;
+      if (!(await removeInboxBy(ctx, inbox, deadline))) return { deleted_count: deleted, finished: false };
+      deleted++;
+    }
+    after = page.last;
+  } while (after);
+  return { deleted_count: deleted, finished: true };
 }
 
 /** Message items removed per step of a DELETE (DynamoDB: one Query page and four BatchWriteItem calls). */

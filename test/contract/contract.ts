@@ -11,6 +11,7 @@ import type { AppContext } from '../../lambdas/usecases/context';
 import { createInbox, listInboxes, sweepExpired } from '../../lambdas/usecases/inboxes';
 import { issueKey, revokeKey } from '../../lambdas/usecases/keys';
 import { blobContract } from './blob-contract';
+import { groupContract } from './group-contract';
 
 export interface Opened {
   ctx: AppContext;
@@ -365,6 +366,7 @@ export function storeContract(name: string, open: () => Promise<Opened>): void {
       });
     });
 
+    groupContract(() => opened.ctx);
     blobContract(() => stores);
   });
 }

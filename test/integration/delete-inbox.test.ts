@@ -3,6 +3,7 @@
  * for its owner, a retried DELETE goes on (200, never 404) until nothing is left. TEMPMAIL_DELETE_BUDGET_MS=0 makes
  * each DELETE remove one batch, as a request out of time on AWS would. The sweep is held off (an hour), so that only
  * the DELETEs remove the inbox: a sweep every 60 s took the rest of it when the test ran long, and 5 DELETEs were seen.
+ * A group's delete (DELETE /v1/inboxes?group=) goes in the same steps, one inbox a step at a time.
  */
 import { messageIdFrom } from '../../lambdas/core/ids';
 import { DISABLED_VERDICTS, type InboxRecord, type MessageRecord } from '../../lambdas/core/model';
@@ -114,4 +115,45 @@ it('empties an inbox in steps and keeps it: 202 with finished false while messag
   expect(await api('DELETE', `/v1/inboxes/${inbox.id}/messages`)).toMatchObject({ status: 200, body: { deleted_count: 0, finished: true } });
   expectError(await http(stack.apiUrl, stack.keys.startup)('DELETE', `/v1/inboxes/${other.id}/messages`), 404);
   expect((await api('GET', `/v1/inboxes/${other.id}`)).body.message_count).toBe(1);
+}, 120_000);
+
+it("deletes a group in steps: 202 with finished false while inboxes remain, then 200; each answer as declared", async () => {
+  const api = http(stack.apiUrl, stack.keys.enterprise);
+  const group = `steps-${Date.now().toString(36)}`;
+  const made = [(await api('POST', '/v1/inboxes', { group })).body, (await api('POST', '/v1/inboxes', { group })).body];
+  const kept = (await api('POST', '/v1/inboxes', {})).body;
+  const stores = storesFor(stack);
+  const day = new Date().toISOString().slice(0, 10);
+  for (const created of [...made, kept]) {
+    const inbox = (await stores.inboxes.getInbox(created.id)) as InboxRecord;
+    const id = messageIdFrom(inbox.id, Date.now());
+    const record = {
+      id, inbox_id: inbox.id, from: 'load@example.com', from_name: null, to: inbox.email, subject: 'm', received_at: new Date().toISOString(),
+      size: 100, text: 'x', html: '', attachments: [], codes: [], links: [], auth: DISABLED_VERDICTS, raw_key: blobKeys.raw(inbox.id, id),
+    } as MessageRecord;
+    await stores.inboxes.putMessage(record, inbox, { nowEpoch: epochSeconds(Date.now()), day, dailyLimit: 1e9 });
+    await stores.blobs.put(record.raw_key, 'raw', 'message/rfc822');
+  }
+  // TEMPMAIL_DELETE_BUDGET_MS=0: each request takes one inbox one step (marked and emptied, or removed).
+  const replies = [];
+  for (let i = 0; i < 8; i++) {
+    const reply = await api('DELETE', `/v1/inboxes?group=${group}`);
+    replies.push([reply.status, reply.body]);
+    if (reply.status === 200) break;
+  }
+  expect(replies).toEqual([
+    [202, { deleted_count: 0, finished: false }],
+    [202, { deleted_count: 1, finished: false }],
+    [202, { deleted_count: 0, finished: false }],
+    [200, { deleted_count: 1, finished: true }],
+  ]);
+  const declared = (await api('GET', '/v1/openapi.json')).body;
+  const responses = declared.paths['/v1/inboxes'].delete.responses;
+  for (const status of ['200', '202']) expect(responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/GroupDeleted' });
+  expect(declared.components.schemas.GroupDeleted).toMatchObject({ required: ['deleted_count', 'finished'], additionalProperties: false });
+  for (const inbox of made) {
+    expect(await stores.inboxes.getInbox(inbox.id)).toBeNull();
+    expect(await stores.blobs.list(blobKeys.inbox(inbox.id))).toEqual([]);
+  }
+  expect((await api('GET', `/v1/inboxes/${kept.id}`)).body.message_count).toBe(1);
 }, 120_000);

@@ -28,6 +28,7 @@ const proofs: Record<string, true> = {
   Deleted: true satisfies Same<client.Deleted, z.infer<typeof schemas.Deleted>>,
   RawLink: true satisfies Same<client.RawLink, z.infer<typeof schemas.RawLink>>,
   InboxEmptied: true satisfies Same<client.InboxEmptied, z.infer<typeof schemas.InboxEmptied>>,
+  GroupDeleted: true satisfies Same<client.GroupDeleted, z.infer<typeof schemas.GroupDeleted>>,
   Domains: true satisfies Same<client.Domains, z.infer<typeof schemas.Domains>>,
   CreateInboxInput: true satisfies Same<client.CreateInboxInput, z.input<typeof schemas.CreateInboxBody>>,
   Webhook: true satisfies Same<client.Webhook, z.infer<typeof schemas.Webhook>>,

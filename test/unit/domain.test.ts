@@ -112,7 +112,7 @@ describe('route table', () => {
   it('matches literal segments before parameters, and tells 404 from 405', () => {
     expect(matchRoute('GET', '/v1/inboxes/inbox_x/messages/wait')).toMatchObject({ kind: 'route', route: { name: 'waitForMessage' } });
     expect(matchRoute('GET', '/v1/inboxes/inbox_x/messages/msg_y')).toMatchObject({ kind: 'route', route: { name: 'getMessage' }, params: { inbox_id: 'inbox_x', message_id: 'msg_y' } });
-    expect(matchRoute('PUT', '/v1/inboxes')).toEqual({ kind: 'method-not-allowed', allowed: ['GET', 'POST'] });
+    expect(matchRoute('PUT', '/v1/inboxes')).toEqual({ kind: 'method-not-allowed', allowed: ['GET', 'POST', 'DELETE'] });
     expect(matchRoute('GET', '/v1/unknown')).toEqual({ kind: 'not-found' });
   });
 

@@ -25,14 +25,16 @@ const STREAM = ['dynamodb:DescribeStream stream', 'dynamodb:GetRecords stream', 
 const GRANTS: Record<string, string[]> = {
   // The key record, by its hash.
   Authorizer: ['dynamodb:GetItem table'],
-  // The account's inboxes on the index.
-  ListInboxesFunction: ['dynamodb:Query index inboxes_by_account'],
+  // The account's inboxes on the index, or a group's on its own.
+  ListInboxesFunction: ['dynamodb:Query index inboxes_by_account', 'dynamodb:Query index inboxes_by_group'],
   // Counts the live inboxes on the index, then puts the inbox and its address claim in one transaction.
   CreateInboxFunction: ['dynamodb:PutItem table', 'dynamodb:Query index inboxes_by_account'],
   GetInboxFunction: ['dynamodb:GetItem table'],
   // Reads the inbox, marks it deleting, deletes its objects (list + delete), queries and batch-deletes its messages,
   // then deletes the inbox and its claim.
   DeleteInboxFunction: ['dynamodb:BatchWriteItem table', 'dynamodb:DeleteItem table', 'dynamodb:GetItem table', 'dynamodb:Query table', 'dynamodb:UpdateItem table', 's3:DeleteObject bucket inboxes/*', LIST_INBOXES],
+  // A group's inboxes on the group index, each deleted as DeleteInboxFunction does.
+  DeleteInboxesFunction: ['dynamodb:BatchWriteItem table', 'dynamodb:DeleteItem table', 'dynamodb:GetItem table', 'dynamodb:Query index inboxes_by_group', 'dynamodb:Query table', 'dynamodb:UpdateItem table', 's3:DeleteObject bucket inboxes/*', LIST_INBOXES],
   // Reads the inbox, lists a batch of its messages, deletes each with the count in one transaction and its objects.
   EmptyInboxFunction: ['dynamodb:DeleteItem table', 'dynamodb:GetItem table', 'dynamodb:Query table', 'dynamodb:UpdateItem table', 's3:DeleteObject bucket inboxes/*', LIST_INBOXES],
   ListMessagesFunction: ['dynamodb:GetItem table', 'dynamodb:Query table'],
@@ -151,7 +153,7 @@ export function functionTests(): void {
         'bucket:read': ['s3:GetObject'], 'bucket:write': ['s3:PutObject'], 'bucket:delete': ['s3:DeleteObject'],
         'inbound:read': ['s3:GetObject'], 'inbound:delete': ['s3:DeleteObject'],
       });
-      const none = { table: [], accountIndex: [], objects: {}, listPrefixes: [], key: [], queue: [], deadLetters: [] };
+      const none = { table: [], accountIndex: [], groupIndex: [], objects: {}, listPrefixes: [], key: [], queue: [], deadLetters: [] };
       expect(actionsFor([])).toEqual(none);
       expect(actionsFor(['accounts:query', 'table:put'])).toEqual({ ...none, table: ['dynamodb:PutItem'], accountIndex: ['dynamodb:Query'] });
       expect(actionsFor(['bucket:write'])).toEqual({ ...none, objects: { 'inboxes/': ['s3:PutObject'] } });
