@@ -34,6 +34,7 @@ import { newTestKey } from '../support/keys';
 import { sharedStack } from '../support/shared';
 import { startStack, type StackHandle } from '../support/stack';
 import { storesFor } from '../support/store';
+import { expectTryItWorked, runTryIt } from '../support/try-it';
 import type { Json } from '../support/json';
 type Dict = Record<string, Json>;
 
@@ -178,6 +179,10 @@ it("keeps the dev key it makes in <data folder>/dev-key (0600), as npm start doe
   expect(stack.output()).toContain(`dev key   ${key}   (kept in ${file}`);
   expect((await http(stack.apiUrl, key)('POST', '/v1/inboxes', {})).status).toBe(201);
 });
+
+it("runs the README's Try it block unchanged: tempmail env finds this stack's port, SMTP port and dev key (the block against npm start: try-it.test.ts)", async () => {
+  expectTryItWorked(await runTryIt(stack.dataDir));
+}, 120_000);
 
 it("prints where the viewer is, as npm start does, and serves it there", async () => {
   const line = /^ {2}viewer {4}(http:\/\/\S+)/m.exec(stack.output());
