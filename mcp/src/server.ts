@@ -12,6 +12,7 @@ import { registerExtractTools } from './extract-tools';
 import { registerMessageTools } from './message-tools';
 import { registerWebhookTools } from './webhook-tools';
 import { MCP_WAIT_SECONDS, registerWaitTools } from './wait-tools';
+import { groupName, registerGroupTools } from './group-tools';
 
 export { UNTRUSTED_NOTICE };
 
@@ -191,8 +192,10 @@ export function createServer(client: TempMailClient, options: ServerOptions = {}
         domain: z.string().optional().describe('One of the domains list_domains returns; default the first'),
         username: z.string().optional().describe('Local part: 1-64 of a-z 0-9 . _ -, starting and ending with a letter or digit'),
         ttl: z.number().int().min(MIN_TTL_SECONDS).optional().describe(`Lifetime in seconds, at least ${MIN_TTL_SECONDS}`),
+        group: groupName().optional().describe('A group (a CI run id): list_inboxes and delete_inboxes act on it'),
+        test_name: z.string().optional().describe('With group, instead of username: the address is derived from both, the same on every run'),
       }),
-      outputSchema: { id: z.string(), email: z.string(), created_at: z.string(), expires_at: z.string(), ttl: z.number() },
+      outputSchema: { id: z.string(), email: z.string(), created_at: z.string(), expires_at: z.string(), ttl: z.number(), group: z.string().nullable() },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     (args) => tool(async () => {
@@ -207,15 +210,15 @@ export function createServer(client: TempMailClient, options: ServerOptions = {}
       title: 'List inboxes',
       description:
         "Lists the caller's inboxes, newest first: id, address, expiry, message count and status (expired inboxes are listed until they are removed). Use next_cursor as cursor for the next page.",
-      inputSchema: z.strictObject({ limit: z.number().int().min(1).max(100).optional(), cursor: z.string().optional() }),
+      inputSchema: z.strictObject({ limit: z.number().int().min(1).max(100).optional(), cursor: z.string().optional(), group: groupName().optional().describe('Only this group') }),
       outputSchema: {
         inboxes: z.array(z.object({ id: z.string(), email: z.string(), created_at: z.string(), expires_at: z.string(), message_count: z.number(), status: z.string() })),
         next_cursor: z.string().optional(),
       },
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
-    ({ limit, cursor }) => tool(async () => {
-      const page = await client.listInboxes({ limit, cursor });
+    ({ limit, cursor, group }) => tool(async () => {
+      const page = await client.listInboxes({ limit, cursor, group });
       const lines = page.inboxes.map((i) => `${i.id}  ${i.email}  ${i.status}  ${i.message_count} message(s)  expires ${i.expires_at}`);
       return ok(`${page.inboxes.length} inbox(es)${page.next_cursor ? ' (more: pass next_cursor)' : ''}.\n${lines.join('\n')}`, { ...page });
     }),
@@ -383,6 +386,7 @@ export function createServer(client: TempMailClient, options: ServerOptions = {}
   registerExtractTools(server, client);
   if (full) registerMessageTools(server, client);
   registerWebhookTools(server, client);
+  registerGroupTools(server, client);
   registerWaitTools(server, client, !full);
   return server;
 }

@@ -75,3 +75,20 @@ it('expect_no_message reports silence, or the message that matched; delete_messa
   expect(again.isError).toBe(true);
   expect(again.content[0].text).toMatch(/404/);
 });
+
+it('create_inbox in a group (with a derived address), list_inboxes by group, delete_inboxes', async () => {
+  const group = `mcp-${Date.now().toString(36)}`;
+  const made = await call(client, 'create_inbox', { group, test_name: 'agent signs up' });
+  expect(made.structuredContent).toMatchObject({ group, email: expect.stringMatching(new RegExp(`^${group}-agent-signs-up-[0-9a-f]{8}@`)) });
+  await call(client, 'create_inbox', { group });
+  await call(client, 'create_inbox', {});
+  const listed = await call(client, 'list_inboxes', { group });
+  expect(listed.structuredContent?.inboxes).toHaveLength(2);
+  const deleted = await call(client, 'delete_inboxes', { group });
+  expect(deleted.structuredContent).toEqual({ deleted_count: 2, finished: true });
+  expect(deleted.content[0].text).toBe(`Deleted 2 inbox(es) of group ${group} and their messages.`);
+  expect((await call(client, 'list_inboxes', { group })).structuredContent?.inboxes).toEqual([]);
+  const bad = await call(client, 'delete_inboxes', { group: 'no spaces' });
+  expect(bad.isError).toBe(true);
+  expect(bad.content[0].text).toMatch(/group must be 1 to 32 characters/);
+});
