@@ -24,7 +24,8 @@ describe('POST /v1/inboxes', () => {
   it('creates an inbox with the specified fields, 201', async () => {
     const reply = await api('POST', '/v1/inboxes', {});
     expect(reply.status).toBe(201);
-    expect(Object.keys(reply.body).sort()).toEqual(['created_at', 'email', 'expires_at', 'id', 'ttl']);
+    expect(Object.keys(reply.body).sort()).toEqual(['created_at', 'email', 'expires_at', 'group', 'id', 'ttl']);
+    expect(reply.body.group).toBeNull();
     expect(reply.body.id).toMatch(/^inbox_[0-9a-z]{20}$/);
     expect(reply.body.email).toMatch(/^[a-z0-9]{10}@tempmail\.local$/);
     expect(reply.body.created_at).toMatch(ISO);
@@ -291,7 +292,7 @@ describe('routing, documents and request ids', () => {
     expectError(await api('GET', '/v2/inboxes'), 404);
     const reply = await api('PUT', '/v1/inboxes');
     expectError(reply, 405);
-    expect(reply.headers.get('allow')).toBe('GET, POST');
+    expect(reply.headers.get('allow')).toBe('GET, POST, DELETE');
     expectError(await api('PATCH', '/v1/inboxes/inbox_00000000000000000000'), 405);
   });
 

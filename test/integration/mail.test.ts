@@ -94,6 +94,7 @@ describe('a multipart mail with two attachments', () => {
       codes: [],
       links: [],
       links_truncated: false,
+      verification: { codes: [], links: [], links_truncated: false },
       cc: [],
       reply_to: [],
       message_id: expect.stringMatching(/^<.+@example\.com>$/),

@@ -181,7 +181,7 @@ describe('CORS', () => {
       expect(Number(res.headers.get('access-control-max-age'))).toBeGreaterThan(0);
     }
     const inboxes = await fetch(`${stack.apiUrl}/v1/inboxes`, { method: 'OPTIONS' });
-    expect(inboxes.headers.get('access-control-allow-methods')).toBe('GET, POST, OPTIONS');
+    expect(inboxes.headers.get('access-control-allow-methods')).toBe('GET, POST, DELETE, OPTIONS');
   });
 
   it('carries the headers on success, on 401, on 404 (handler and gateway) and on 400', async () => {
