@@ -15,8 +15,21 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const client = new TempMailClient({ apiKey, baseUrl: process.env.TEMPMAIL_API_URL || 'http://127.0.0.1:3000' });
-  const extractOnly = process.env.TEMPMAIL_MCP_EXTRACT_ONLY === '1' || process.argv.includes('--extract-only');
+  const extractOnly = extractOnlyFrom(process.env.TEMPMAIL_MCP_EXTRACT_ONLY, process.argv.slice(2));
   await createServer(client, { extractOnly }).connect(new StdioServerTransport());
+}
+
+/**
+ * Extract-only mode restricts what an agent may read, so a setting the server does not understand stops it instead of
+ * leaving every tool on: the variable is 0 or 1 (unset: 0), and --extract-only is the one argument.
+ */
+function extractOnlyFrom(variable: string | undefined, args: string[]): boolean {
+  const unknown = args.filter((arg) => arg !== '--extract-only');
+  if (unknown.length) throw new Error(`unknown argument ${JSON.stringify(unknown[0])}; the only argument is --extract-only`);
+  if (variable !== undefined && variable !== '' && variable !== '0' && variable !== '1') {
+    throw new Error(`TEMPMAIL_MCP_EXTRACT_ONLY is ${JSON.stringify(variable)}; it is 0 or 1`);
+  }
+  return variable === '1' || args.includes('--extract-only');
 }
 
 main().catch((error) => {

@@ -3,9 +3,10 @@
  * and link texts, the one code, the one link by its text, and the candidates listed (fenced) when there is no single
  * one. Mail over real SMTP to the shared stack (embedded and dynamodb projects).
  */
+import { spawnSync } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { eventually, sendMail } from '../support/mail';
-import { buildMcp, call, connect, fenceOf } from '../support/mcp';
+import { buildMcp, call, connect, fenceOf, SERVER } from '../support/mcp';
 import { sharedStack } from '../support/shared';
 
 const stack = sharedStack();
@@ -134,5 +135,27 @@ describe('extract-only mode (TEMPMAIL_MCP_EXTRACT_ONLY=1)', () => {
     expect(missed.structuredContent).toMatchObject({ timed_out: true, near_misses: [{ id: ids.message_id, failed: [{ field: 'text', op: 'contains', value: 'absent' }] }] });
     expect(JSON.stringify(missed)).not.toContain('BODY-ONLY-SECRET');
     expect((await call(restricted, 'get_message', ids)).isError).toBe(true);
+  });
+});
+
+describe('extract-only settings the server does not understand', () => {
+  // The mode restricts what an agent reads: a misspelt setting stops the server instead of offering every tool.
+  const start = (args: string[], env: Record<string, string>) =>
+    spawnSync(process.execPath, [SERVER, ...args], {
+      env: { PATH: process.env.PATH ?? '', TEMPMAIL_API_KEY: stack.keys.enterprise, TEMPMAIL_API_URL: stack.apiUrl, ...env },
+      input: '',
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+
+  it.each([
+    [[], { TEMPMAIL_MCP_EXTRACT_ONLY: 'true' }, /TEMPMAIL_MCP_EXTRACT_ONLY is "true"; it is 0 or 1/],
+    [[], { TEMPMAIL_MCP_EXTRACT_ONLY: 'yes' }, /it is 0 or 1/],
+    [['--extract_only'], {}, /unknown argument "--extract_only"; the only argument is --extract-only/],
+    [['--bogus'], {}, /unknown argument "--bogus"/],
+  ])('refuses %j with %j', (args, env, message) => {
+    const run = start(args as string[], env as Record<string, string>);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(message);
   });
 });
