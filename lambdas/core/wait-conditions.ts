@@ -11,7 +11,7 @@
  */
 import type { RE2 } from 're2-wasm';
 import { badRequest } from './errors';
-import { CONDITION_FIELDS, fieldValues, fold, isConditionField, WAIT_CONDITION_LIMITS, type CompiledConditions, type Condition, type FailedCondition } from './wait-fields';
+import { CONDITION_FIELDS, fieldValues, fold, HEADER_NAME_RULE, isConditionField, WAIT_CONDITION_LIMITS, type CompiledConditions, type Condition, type FailedCondition } from './wait-fields';
 
 let engine: { RE2: typeof RE2 } | undefined;
 function re2(pattern: string): RE2 {
@@ -70,7 +70,7 @@ export function compileConditions(conditions: readonly Condition[], match: 'all'
   const dispose = () => tests.forEach(({ test }) => test.dispose?.());
   try {
     conditions.forEach((condition, index) => {
-      if (!isConditionField(condition.field)) throw badRequest(`conditions[${index}].field must be one of ${CONDITION_FIELDS.join(', ')} or header:<Name>`);
+      if (!isConditionField(condition.field)) throw badRequest(`conditions[${index}].field must be one of ${CONDITION_FIELDS.join(', ')} or header:<Name>, the name ${HEADER_NAME_RULE}`);
       tests.push({ condition, test: tester(condition, index) });
     });
   } catch (error) {

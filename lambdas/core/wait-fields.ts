@@ -68,8 +68,15 @@ export interface CompiledConditions {
 export const fold = (text: string) => text.toLowerCase();
 
 /** Whether `field` names something conditions can test. */
+/**
+ * A header field name as RFC 5322 (2.2) allows it: printable US-ASCII but the colon. Bounded at 200 characters, far
+ * above any real name, so that a name no mail can carry is a 400 instead of a wait that can never match.
+ */
+const HEADER_NAME = /^[\x21-\x39\x3b-\x7e]{1,200}$/;
+export const HEADER_NAME_RULE = '1 to 200 printable ASCII characters without ":"';
+
 export const isConditionField = (field: string): boolean =>
-  (CONDITION_FIELDS as readonly string[]).includes(field) || (field.startsWith(HEADER_FIELD_PREFIX) && field.length > HEADER_FIELD_PREFIX.length);
+  (CONDITION_FIELDS as readonly string[]).includes(field) || (field.startsWith(HEADER_FIELD_PREFIX) && HEADER_NAME.test(field.slice(HEADER_FIELD_PREFIX.length)));
 
 /**
  * The values a field names in a message; a condition holds when any of them passes. `from` is the address and

@@ -97,6 +97,15 @@ describe('match all | any, and what a failure says', () => {
   it('refuses an unknown field', () => {
     expect(() => compileConditions([{ field: 'cc', op: 'contains', value: 'x' }])).toThrow(/field must be one of/);
   });
+
+  it('refuses a header name no mail can carry (empty, a colon, a NUL, a space, over 200 characters), and takes any real one', () => {
+    for (const name of ['', 'X:Y', 'X\u0000Y', 'X Y', 'x'.repeat(201), 'Sujet-é']) {
+      expect(() => compileConditions([{ field: `header:${name}`, op: 'contains', value: 'x' }])).toThrow(/header:<Name>, the name 1 to 200 printable ASCII characters without ":"/);
+    }
+    for (const name of ['X-Campaign', 'x'.repeat(200), 'List-Unsubscribe-Post', 'X-Weird!#$%&*+.^_`|~']) {
+      expect(() => compileConditions([{ field: `header:${name}`, op: 'contains', value: 'x' }]).dispose()).not.toThrow();
+    }
+  });
 });
 
 describe("RE2's fixed WebAssembly memory", () => {
