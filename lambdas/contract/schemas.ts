@@ -40,7 +40,7 @@ const queryInteger = (name: string, min: number, max: number, description: strin
 
 /** A group as a request names it (body or query): GROUP_RULE. */
 const groupString = () =>
-  z.string({ error: 'group must be a string' }).check(
+  z.string({ error: (issue) => (issue.input === undefined ? 'group is required' : 'group must be a string') }).check(
     z.minLength(1, { error: GROUP_RULE }),
     z.maxLength(GROUP_MAX_LENGTH, { error: GROUP_RULE }),
     z.regex(GROUP_PATTERN, { error: GROUP_RULE }),
