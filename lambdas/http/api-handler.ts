@@ -82,6 +82,17 @@ function parse<T>(schema: ZodType<T> | undefined, value: unknown, where: string)
   return result.data;
 }
 
+/**
+ * The query as one value per name. API Gateway's queryStringParameters keeps the last of a repeated name, which would
+ * make `?group=a&group=b` quietly mean b: a name given twice is a 400 instead, as a typo is.
+ */
+function singleQuery(event: APIGatewayProxyEvent): Record<string, string | undefined> {
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+    if (values && values.length > 1) throw badRequest(`query parameter ${name} is given ${values.length} times; give it once`);
+  }
+  return event.queryStringParameters ?? {};
+}
+
 function parseBody(event: APIGatewayProxyEvent): unknown {
   if (event.body === null || event.body === undefined || event.body === '') return {};
   const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
@@ -114,7 +125,7 @@ export function apiHandler<P = Record<string, never>, Q = Record<string, never>,
     try {
       const caller = schemas.auth === false ? { account_id: '', plan: 'free' as const } : callerOf(event);
       const params = parse(schemas.params, event.pathParameters ?? {}, 'path');
-      const query = parse(schemas.query, event.queryStringParameters ?? {}, 'query');
+      const query = parse(schemas.query, singleQuery(event), 'query');
       const body = schemas.body ? parse(schemas.body, parseBody(event), 'body') : (undefined as B);
       const result = await run({ params, query, body, caller, ctx: currentContext(), requestId });
       if ('redirect' in result) {

@@ -106,6 +106,11 @@ describe('query validation messages', () => {
     expect(expectError(await api('GET', `/v1/inboxes/${inbox.id}/messages?limit=0`), 400)).toBe('limit must be an integer from 1 to 100');
     expect(expectError(await api('GET', `/v1/inboxes/${inbox.id}/messages/wait?from=${'x'.repeat(321)}`), 400)).toMatch(/^from: Too big/);
   });
+
+  it('refuses a query parameter given twice instead of keeping the last', async () => {
+    expect(expectError(await api('GET', '/v1/inboxes?group=a&group=b'), 400)).toBe('query parameter group is given 2 times; give it once');
+    expect(expectError(await api('DELETE', '/v1/inboxes?group=a&group=a&group=b'), 400)).toBe('query parameter group is given 3 times; give it once');
+  });
 });
 
 describe('GET and DELETE /v1/inboxes/{id}', () => {
