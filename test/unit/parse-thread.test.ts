@@ -12,25 +12,9 @@ import { appConfig } from '../../lambdas/config/app-config';
 import { appContext } from '../../lambdas/app/context';
 import { parseMail } from '../../lambdas/ingest/parse-mail';
 import { THREAD_PARSE_MIN_BYTES, ThreadedMailParser } from '../../lambdas/ingest/parse-thread';
+import { turnsDuring } from '../support/event-loop';
 
 jest.setTimeout(180_000);
-
-/** Turns of the event loop (setImmediate callbacks, one a turn) until `work` settles. */
-async function turnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
-  let turns = 0;
-  let running = true;
-  const tick = () => {
-    if (!running) return;
-    turns++;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
-  try {
-    return { result: await work(), turns };
-  } finally {
-    running = false;
-  }
-}
 
 const line = `${'x'.repeat(998)}\r\n`;
 const attachment = Buffer.alloc(3 * 1024 * 1024, 7);

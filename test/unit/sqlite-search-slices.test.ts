@@ -13,27 +13,11 @@ import { epochSeconds } from '../../lambdas/core/inbox';
 import { MAX_FILTER_SCAN_BYTES } from '../../lambdas/core/limits';
 import { SEARCH_SLICE_BYTES } from '../../lambdas/store/sqlite-inbox-store';
 import { DAY, inboxRecord, message } from '../contract/contract';
+import { turnsDuring } from '../support/event-loop';
 
 let dataDir: string;
 beforeEach(() => (dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-search-slices-'))));
 afterEach(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-
-/** Turns of the event loop (setImmediate callbacks run, one per turn) until `work` settles. */
-async function turnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
-  let turns = 0;
-  let running = true;
-  const tick = () => {
-    if (!running) return;
-    turns++;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
-  try {
-    return { result: await work(), turns };
-  } finally {
-    running = false;
-  }
-}
 
 it('scans a pathological query in slices, the loop turning between them, with the same page and bound as before', async () => {
   const ctx = appContext(appConfig({ store: { kind: 'embedded', dataDir, publicUrl: 'http://127.0.0.1:9' } }));
