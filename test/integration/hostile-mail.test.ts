@@ -167,7 +167,11 @@ describe('SMTP limits', () => {
     clearInterval(sampler);
     console.log(`hostile mail: RSS ${before.toFixed(0)} MB before 3 × 300 MB DATA, peak ${peak.toFixed(0)} MB, after ${rssMb(pid).toFixed(0)} MB`);
     expect(replies.map((r) => r.slice(0, 3))).toEqual(['552', '552', '552']);
-    expect(peak - before).toBeLessThanOrEqual(50);
+    // Bounded, not zero: the socket chunks are Buffers outside V8's heap, and V8 collects them only once about 64 MB of
+    // them have been allocated since its last collection (its external-memory limit), so a peak of 40-48 MB over the
+    // start is V8's rhythm, not retention (clean-clone runs: 40, 48, 48; a ceiling of 50 failed a CI run). Keeping each
+    // sender's 40 MB in memory, as before the spool, would show 120 MB more; keeping the 300 MB, close to a GB.
+    expect(peak - before).toBeLessThanOrEqual(100);
     expect((await api()('GET', `/v1/inboxes/${inbox.id}`)).body.message_count).toBe(0);
   }, 180_000);
 
