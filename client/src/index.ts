@@ -26,39 +26,14 @@ import type {
   WebhookTestQueued,
 } from './types.js';
 import type { ExpectNoMessageOptions, WaitForOptions, WaitMessages } from './wait-types.js';
+import type { ChecksOptions, MessageChecks } from './check-types.js';
+import { TempMailApiError, TempMailNetworkError } from './errors.js';
 
 export type * from './types.js';
 export type * from './wait-types.js';
+export type * from './check-types.js';
+export { TempMailApiError, TempMailNetworkError } from './errors.js';
 export { code, link, TempMailMatchError, type CodeOptions, type LinkOptions, type TextMatcher } from './extract.js';
-
-/** An answer in the API's error format: `status` is the HTTP status, `message` the API's own words. */
-export class TempMailApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly requestId?: string,
-    /** Seconds, from the answer's Retry-After (429 and 503). */
-    readonly retryAfter?: number,
-    /** The error object's other fields: a wait's `near_misses` (408), the `message_id` or `message_ids` a 409 names. */
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(message);
-    this.name = 'TempMailApiError';
-  }
-
-  /** Equal to the HTTP status, as in the error body. */
-  get code(): number {
-    return this.status;
-  }
-}
-
-/** The API could not be reached at all (connection refused, timeout). */
-export class TempMailNetworkError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'TempMailNetworkError';
-  }
-}
 
 export interface RetryOptions {
   /** Retries after the first try; 0 turns retrying off. Default 3. */
@@ -199,6 +174,15 @@ export class TempMailClient {
    */
   async getMessageSnapshot(inboxId: string, messageId: string): Promise<MessageSnapshot> {
     return this.json('GET', `/v1/inboxes/${segment(inboxId)}/messages/${segment(messageId)}/snapshot`);
+  }
+
+  /**
+   * The message's checks (docs/API.md, "Checking a message"): each section's status, reason and findings, by section
+   * name. `links: true` adds the links section, which requests each link and image of the mail (third-party URLs).
+   */
+  async checks(inboxId: string, messageId: string, options: ChecksOptions = {}): Promise<MessageChecks> {
+    const query = { links: options.links ? 'true' : undefined };
+    return this.json('GET', `/v1/inboxes/${segment(inboxId)}/messages/${segment(messageId)}/checks`, { query });
   }
 
   /** The message as received over SMTP (message/rfc822). */

@@ -6,6 +6,8 @@
 import type { z } from 'zod';
 import type * as client from '../../client/src';
 import type * as schemas from '../../lambdas/contract/schemas';
+import type * as checkSchemas from '../../lambdas/contract/check-schemas';
+import type * as checkModel from '../../lambdas/core/checks/model';
 import type * as views from '../../lambdas/contract/views';
 import type * as waitSchemas from '../../lambdas/contract/wait-schemas';
 import type * as limits from '../../lambdas/core/limits';
@@ -44,6 +46,20 @@ const proofs: Record<string, true> = {
 };
 
 /**
+ * The checks answer: each section the server gives (whatever their names and number, optional ones included) is
+ * exactly the client's CheckSection, the rest of the answer is the same, and so every answer the server can give is
+ * a client MessageChecks, whose sections are a record by name (the client needs no change when a section is added).
+ */
+type ServerChecks = z.infer<typeof checkSchemas.MessageChecks>;
+type ServerSection = NonNullable<ServerChecks['sections'][keyof ServerChecks['sections']]>;
+const checksProofs: Record<string, true> = {
+  CheckResult: true satisfies Same<client.CheckResult, checkModel.CheckResult>,
+  CheckSection: true satisfies Same<client.CheckSection, ServerSection>,
+  MessageChecksFields: true satisfies Same<Omit<client.MessageChecks, 'sections'>, Omit<ServerChecks, 'sections'>>,
+  MessageChecks: true satisfies (ServerChecks extends client.MessageChecks ? true : false),
+};
+
+/**
  * The summary's keys, each side's own list: the client's MessageSummary has exactly the server's one summary-field
  * list (core/model.ts MESSAGE_SUMMARY_FIELDS), so a field added to one and not the other fails the type check (the
  * schema proof above compares the client with the zod schema, itself keyed by the same list).
@@ -64,6 +80,10 @@ const limitProofs: Record<string, true> = {
 
 it('client types equal the server schemas', () => {
   expect(Object.values(proofs).every(Boolean)).toBe(true);
+});
+
+it('the client\'s checks types take every answer the server gives', () => {
+  expect(Object.values(checksProofs).every(Boolean)).toBe(true);
 });
 
 it("the client's summary keys are the server's one list", () => {
