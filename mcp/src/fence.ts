@@ -25,6 +25,8 @@ export const OUTPUT_LIMITS = {
   attachments: 20,
   headers: 50,
   codes: 10,
+  /** Findings of one check_message section. */
+  findings: 40,
 } as const;
 
 /** C0 and C1 controls, line and paragraph separators, and the bidirectional overrides and isolates. */

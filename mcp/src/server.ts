@@ -10,6 +10,7 @@ import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS, TempMailApiError, type TempMailCl
 import { Cuts, fenced, OUTPUT_LIMITS, sliceBody, UNTRUSTED_NOTICE } from './fence';
 import { registerExtractTools } from './extract-tools';
 import { registerMessageTools } from './message-tools';
+import { registerCheckTools } from './check-tools';
 import { registerWebhookTools } from './webhook-tools';
 import { MCP_WAIT_SECONDS, registerWaitTools } from './wait-tools';
 import { groupName, registerGroupTools } from './group-tools';
@@ -385,6 +386,7 @@ export function createServer(client: TempMailClient, options: ServerOptions = {}
 
   registerExtractTools(server, client);
   if (full) registerMessageTools(server, client);
+  if (full) registerCheckTools(server, client);
   registerWebhookTools(server, client);
   registerGroupTools(server, client);
   registerWaitTools(server, client, !full);

@@ -124,7 +124,7 @@ describe('extract-only mode (TEMPMAIL_MCP_EXTRACT_ONLY=1)', () => {
 
   it('offers no tool that shows a body, and wait_for_messages answers codes and links only', async () => {
     const names = (await restricted.listTools()).tools.map((t) => t.name);
-    for (const bodyTool of ['get_message', 'get_raw_message', 'get_message_snapshot', 'wait_for_message']) expect(names).not.toContain(bodyTool);
+    for (const bodyTool of ['get_message', 'get_raw_message', 'get_message_snapshot', 'wait_for_message', 'check_message']) expect(names).not.toContain(bodyTool);
     expect(names).toEqual(expect.arrayContaining(['wait_for_messages', 'extract_verification', 'list_messages', 'expect_no_message']));
     const ids = await messageOf({ subject: 'Confirm', text: 'Your verification code is 482913. BODY-ONLY-SECRET\nVerify: https://acme.example/v?t=1' });
     const waited = await call(restricted, 'wait_for_messages', { inbox_id: ids.inbox_id, timeout_seconds: 10 });

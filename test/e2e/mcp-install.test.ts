@@ -46,7 +46,7 @@ it('starts with `npx tempmail-mcp` and answers tools/list over stdio', async () 
   try {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
-      'create_inbox', 'create_webhook', 'delete_inbox', 'delete_inboxes', 'delete_message', 'delete_webhook', 'empty_inbox', 'expect_no_message', 'extract_verification', 'get_inbox', 'get_message',
+      'check_message', 'create_inbox', 'create_webhook', 'delete_inbox', 'delete_inboxes', 'delete_message', 'delete_webhook', 'empty_inbox', 'expect_no_message', 'extract_verification', 'get_inbox', 'get_message',
       'get_message_snapshot', 'get_raw_message', 'list_domains', 'list_inboxes', 'list_messages', 'list_webhooks', 'wait_for_message', 'wait_for_messages',
     ]);
     const domains = (await client.callTool({ name: 'list_domains', arguments: {} })) as { structuredContent?: { domains: string[] } };

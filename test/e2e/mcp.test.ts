@@ -24,10 +24,10 @@ describe('tempmail-mcp over stdio', () => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual([
-      'create_inbox', 'create_webhook', 'delete_inbox', 'delete_inboxes', 'delete_message', 'delete_webhook', 'empty_inbox', 'expect_no_message', 'extract_verification', 'get_inbox', 'get_message',
+      'check_message', 'create_inbox', 'create_webhook', 'delete_inbox', 'delete_inboxes', 'delete_message', 'delete_webhook', 'empty_inbox', 'expect_no_message', 'extract_verification', 'get_inbox', 'get_message',
       'get_message_snapshot', 'get_raw_message', 'list_domains', 'list_inboxes', 'list_messages', 'list_webhooks', 'wait_for_message', 'wait_for_messages',
     ]);
-    for (const name of ['list_inboxes', 'get_inbox', 'list_messages', 'get_message', 'list_domains', 'wait_for_message', 'wait_for_messages', 'expect_no_message', 'extract_verification', 'get_message_snapshot', 'get_raw_message', 'list_webhooks']) {
+    for (const name of ['list_inboxes', 'get_inbox', 'list_messages', 'get_message', 'list_domains', 'wait_for_message', 'wait_for_messages', 'expect_no_message', 'extract_verification', 'get_message_snapshot', 'get_raw_message', 'list_webhooks', 'check_message']) {
       expect(byName[name].annotations?.readOnlyHint).toBe(true);
     }
     expect(byName.delete_inbox.annotations?.destructiveHint).toBe(true);

@@ -25,8 +25,8 @@ export const flawedNewsletter = (to: string) =>
     '',
   ].join('\r\n');
 
-/** Sends the newsletter to `email` over real SMTP and resolves with its message id once `list` shows it. */
-export async function sendNewsletter(smtpPort: number, email: string, list: () => Promise<{ id: string }[]>): Promise<string> {
-  await sendRaw(smtpPort, [email], flawedNewsletter(email), 'bounce@shop.example');
+/** Sends the newsletter (or `raw`) to `email` over real SMTP and resolves with its message id once `list` shows it. */
+export async function sendNewsletter(smtpPort: number, email: string, list: () => Promise<{ id: string }[]>, raw: (to: string) => string = flawedNewsletter): Promise<string> {
+  await sendRaw(smtpPort, [email], raw(email), 'bounce@shop.example');
   return (await eventually(async () => (await list())[0], 30_000, 'the newsletter')).id;
 }
