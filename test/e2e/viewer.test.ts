@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { axeScan as scan } from '../support/axe';
 import { launchChromium } from '../support/browser';
 import { eventually, sendMail } from '../support/mail';
 import { sharedStack } from '../support/shared';
@@ -18,7 +19,6 @@ const stack = sharedStack();
 /** What a mail nothing checked shows: DISABLED locally; GRAY in the template form, as SES's receipt rule with scanning on. */
 const NO_VERDICT = stack.form === 'aws-template' ? 'GRAY' : 'DISABLED';
 const ARTIFACTS = path.join(__dirname, '..', '..', 'artifacts', 'viewer');
-const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 let browser: Browser;
 let context: BrowserContext;
@@ -38,18 +38,8 @@ async function shot(name: string) {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
-/** axe-core on the page as it is now; fails on serious or critical violations. */
-async function axeScan(screen: string) {
-  await page.evaluate(AXE); // through the DevTools protocol: the page's CSP (no inline script) does not apply
-  const result = await page.evaluate(() =>
-    (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe.run(
-      document,
-      { resultTypes: ['violations'], iframes: false },
-    ),
-  );
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect([screen, bad.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)]).toEqual([screen, []]);
-}
+/** axe-core on the page as it is now (test/support/axe.ts). */
+const axeScan = (screen: string) => scan(page, screen);
 
 beforeAll(async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });

@@ -1,4 +1,4 @@
-/** One message: its body first (HTML in a sandboxed frame, text, headers, raw), then its details. */
+/** One message: its body first (HTML in a sandboxed frame, text, headers, raw, checks), then its details. */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Message } from '../../../client';
 import { MESSAGE_FRAME_SANDBOX } from '../../../lambdas/contract/viewer-policy';
@@ -8,13 +8,15 @@ import { headersOf, type Header } from '../raw';
 import { hrefOf } from '../router';
 import { ConfirmDialog, TopBar, useFail, useHeadingFocus, type Session } from '../shell';
 import { CopyButton, ErrorBox, formatSize, formatTime, markSeen } from '../ui';
+import { ChecksPanel, useChecks } from './checks';
 
-type Tab = 'html' | 'text' | 'headers' | 'raw';
+type Tab = 'html' | 'text' | 'headers' | 'raw' | 'checks';
 const TABS: { id: Tab; label: string }[] = [
   { id: 'html', label: 'HTML' },
   { id: 'text', label: 'Text' },
   { id: 'headers', label: 'Headers' },
   { id: 'raw', label: 'Raw' },
+  { id: 'checks', label: 'Checks' },
 ];
 
 /** The +tag the mail was delivered for (`+signup` of `name+signup@…`), shown beside the sender; null without one. */
@@ -28,9 +30,10 @@ export function MessageScreen({ session, inboxId, messageId }: { session: Sessio
   const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
   const heading = useHeadingFocus();
-  const tabRefs = useRef<Record<Tab, HTMLButtonElement | null>>({ html: null, text: null, headers: null, raw: null });
+  const tabRefs = useRef<Record<Tab, HTMLButtonElement | null>>({ html: null, text: null, headers: null, raw: null, checks: null });
 
   const fail = useFail(session, setError);
+  const checks = useChecks(session, inboxId, messageId, tab === 'checks', fail);
 
   useEffect(() => {
     apiClient(session.apiKey)
@@ -228,6 +231,7 @@ export function MessageScreen({ session, inboxId, messageId }: { session: Sessio
                 ) : (
                   <p aria-live="polite">Loading…</p>
                 ))}
+              {tab === 'checks' && <ChecksPanel state={checks} />}
             </section>
             {message.links.length > 0 && (
               <section aria-labelledby="links-heading">
