@@ -1,7 +1,9 @@
 /**
- * The checks function's context: the handlers' (lambdas/app/current.ts) and the mail verifier (mailauth), which
- * only this function's bundle carries. DNS: the servers the config names, else the system's.
+ * The checks function's context: the handlers' (lambdas/app/current.ts), the mail verifier (mailauth) and the HTML
+ * inspector (htmlparser2, caniemail's data), which only this function's bundle carries. DNS: the servers the config
+ * names, else the system's.
  */
+import { htmlInspector } from '../checks/html-scan';
 import { mailAuthenticator } from '../checks/mail-auth';
 import type { ChecksContext } from '../usecases/context';
 import { currentContext } from './current';
@@ -9,6 +11,6 @@ import { currentContext } from './current';
 export function currentChecksContext(): ChecksContext {
   const ctx = currentContext() as Partial<ChecksContext> & ReturnType<typeof currentContext>;
   // The local stack installs a context that has them already; a Lambda container's gains them here, once.
-  ctx.checks ??= { authenticator: mailAuthenticator({ servers: ctx.settings.checkDnsServers }) };
+  ctx.checks ??= { authenticator: mailAuthenticator({ servers: ctx.settings.checkDnsServers }), html: htmlInspector() };
   return ctx as ChecksContext;
 }

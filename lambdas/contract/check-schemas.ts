@@ -28,9 +28,11 @@ export const MessageChecks = named(
     message_id: z.string(),
     checked_at: described(z.string(), 'when these results were computed (ISO 8601)'),
     sections: described(
-      z.object({ sender: Section, authentication: Section }),
+      z.object({ sender: Section, authentication: Section, html: Section, accessibility: Section }),
       'sender: List-Unsubscribe and one-click (RFC 8058), Message-ID, Date, size against Gmail clipping, DKIM d= aligned with From; ' +
-        'authentication: SPF, DKIM, DMARC and ARC computed from the raw mail and its envelope, on AWS also SES verdicts (ses-spf…)',
+        'authentication: SPF, DKIM, DMARC and ARC computed from the raw mail and its envelope, on AWS also SES verdicts (ses-spf…); ' +
+        'html: each HTML/CSS feature a mail client family lacks (caniemail data) and a score per family; ' +
+        'accessibility: lang, image alt, layout tables, link names, heading order, contrast of inline colors',
     ),
   }),
   'MessageChecks',

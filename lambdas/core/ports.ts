@@ -6,6 +6,8 @@ import type { AttemptResult } from './webhook-retries';
 import type { DeliveryJob, DeliveryRecord, WebhookRecord } from './webhooks';
 import type { MessageFilter } from './search';
 import type { AuthenticationReport } from './checks/authentication';
+import type { FeatureReport } from './checks/html';
+import type { Finding } from './checks/model';
 
 export interface Page<T> {
   items: T[];
@@ -284,6 +286,24 @@ export interface MailParser {
 export interface MailAuthenticator {
   /** `sender`: MAIL FROM (the envelope); `deadline`: epoch ms by which it answers with what it has. */
   authenticate(raw: Buffer, sender: string, deadline: number): Promise<AuthenticationReport>;
+}
+
+/** What one pass over a mail's HTML found (lambdas/checks/html-scan.ts). */
+export interface HtmlInspection {
+  features: FeatureReport;
+  /** Why the html section did not check everything (the pass's own limit, or the feature checker's). */
+  featuresCutShort: string | null;
+  accessibility: Finding[];
+  /** Why the pass did not read all of the HTML: its size, its element count, or the deadline. */
+  cutShort: string | null;
+}
+
+/**
+ * Reads a mail's HTML for the html and accessibility checks. Never throws for what the HTML holds (malformed CSS,
+ * deep nesting): it reports what it could read and why it stopped, by `deadline` (epoch ms).
+ */
+export interface HtmlInspector {
+  inspect(html: string, deadline: number): Promise<HtmlInspection>;
 }
 
 export interface Stores {

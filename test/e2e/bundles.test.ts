@@ -37,6 +37,9 @@ it('carries in each bundle only the adapters its function uses (lambdas/app/)', 
   // mailauth (the checks' SPF/DKIM/DMARC verifier; its SPF option's name) only in the checks function.
   const withMailauth = built.filter((b) => carries(b.file, 'maxResolveCount')).map((b) => b.handler);
   expect(withMailauth).toEqual([ROUTE_FUNCTIONS.getMessageChecks.handler]);
+  // caniemail's data (doiuse-email's message) likewise.
+  const withCaniemail = built.filter((b) => carries(b.file, 'is only partially supported by')).map((b) => b.handler);
+  expect(withCaniemail).toEqual([ROUTE_FUNCTIONS.getMessageChecks.handler]);
   // RE2 (its loader names its WebAssembly file) only where a route says `re2`, and its file beside it.
   const withRe2 = built.filter((b) => carries(b.file, 're2.wasm')).map((b) => b.handler);
   expect(withRe2).toEqual(DEPLOYED_ROUTES.filter((r) => r.re2).map((r) => r.handler));

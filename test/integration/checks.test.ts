@@ -25,7 +25,11 @@ interface Section {
 }
 type Checks = { message_id: string; checked_at: string; sections: Record<string, Section> };
 
-/** A newsletter with a flaw per section: one-click unsubscribe without https, no Date, and a DKIM signature of another domain that does not verify. */
+/**
+ * A newsletter with a flaw per section: one-click unsubscribe without https, no Date, a DKIM signature of another
+ * domain that does not verify; CSS `:hover` (which Gmail's and Outlook's clients lack); no lang, an image without alt,
+ * a layout table without role="presentation".
+ */
 export const flawedMail = (to: string) =>
   [
     'From: Shop <news@shop.example>',
@@ -38,7 +42,8 @@ export const flawedMail = (to: string) =>
     'MIME-Version: 1.0',
     'Content-Type: text/html; charset=utf-8',
     '',
-    '<html><body><p>News</p></body></html>',
+    '<html><head><style>a:hover { color: red; }</style></head><body><h1>News</h1>' +
+      '<table><tr><td><img src="https://shop.example/logo.png"><a href="https://shop.example/sale">Sale</a></td></tr></table></body></html>',
     '',
   ].join('\r\n');
 
@@ -92,6 +97,28 @@ describe('GET …/checks of a mail with a flaw in each section', () => {
     // The signature of esp.example.net is not over this body: never a pass.
     expect(results(auth, 'dkim')).toHaveLength(1);
     expect(results(auth, 'dkim')[0]).not.toBe('pass');
+  });
+
+  it('html: `:hover` is a feature Gmail and Outlook lack, and their scores say so', () => {
+    const html = checks.sections.html;
+    expect(html.status).toBe('complete');
+    const hover = html.findings.find((f) => f.id === 'feature' && f.detail.startsWith('`:hover`'))!;
+    expect(hover.result).toBe('fail');
+    expect(hover.detail).toMatch(/not supported by .*gmail \(.*outlook \(windows/);
+    expect(results(html, 'score-gmail')).toEqual(['fail']);
+    expect(html.findings.find((f) => f.id === 'score-outlook')!.detail).toMatch(/^outlook: \d+ % of \d+ features used; lacks .*`:hover`/);
+    expect(results(html, 'score-apple-mail')).toEqual(['pass']);
+  });
+
+  it('accessibility: no lang, an image without alt and a layout table without role="presentation"; the link has text', () => {
+    const a11y = checks.sections.accessibility;
+    expect(a11y.status).toBe('complete');
+    expect(results(a11y, 'lang')).toEqual(['fail']);
+    expect(results(a11y, 'img-alt')).toEqual(['fail']);
+    expect(a11y.findings.find((f) => f.id === 'img-alt')!.detail).toContain('https://shop.example/logo.png');
+    expect(results(a11y, 'layout-table')).toEqual(['fail']);
+    expect(results(a11y, 'link-name')).toEqual(['pass']);
+    expect(results(a11y, 'heading-order')).toEqual(['pass']);
   });
 });
 
