@@ -67,7 +67,7 @@ it('shows every section of the API with its status, reason and findings; each re
     const region = panel.getByRole('region', { name: new RegExp(`^${name} ${section.status}$`, 'i') });
     await expect(region.count()).resolves.toBe(1);
     if (section.reason !== null) await expect(region.locator('.reason').textContent()).resolves.toBe(section.reason);
-    const rows = await region.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => (cell as HTMLElement).innerText.trim())));
+    const rows = await region.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children).map((cell) => (cell as HTMLElement).innerText.trim())));
     // Each row: the result as a word (after a decorative symbol), the check's id, the detail, in the API's order.
     expect(rows.map(([result, id, detail]) => [result.replace(/^\S+\s/, ''), id, detail])).toEqual(section.findings.map((f) => [f.result, f.id, f.detail]));
     await expect(panel.getByRole('list', { name: 'Checks summary' }).textContent()).resolves.toContain(`${name.charAt(0).toUpperCase()}${name.slice(1)}: ${section.status}, `);
