@@ -10,7 +10,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { Access } from '../lambdas/layout/functions';
+import { DEPLOYED_STORE, type Access } from '../lambdas/layout/functions';
 import { ACCOUNT_INDEX, GROUP_INDEX } from '../lambdas/layout/table-layout';
 import { BUNDLING, LAMBDA_RUNTIME } from './bundling';
 import { acknowledgeNag } from './nag';
@@ -71,6 +71,7 @@ export function handlerFunction(scope: Construct, id: string, props: HandlerFunc
     bundling: { ...BUNDLING, ...props.bundling },
     logGroup,
     environment: {
+      TEMPMAIL_STORE: DEPLOYED_STORE,
       TABLE_NAME: props.table.tableName,
       BUCKET_NAME: props.bucket.bucketName,
       TEMPMAIL_DOMAINS: props.domains.join(','),

@@ -2,6 +2,7 @@
  * The environment that configures a Lambda bundle run in a process of its own (bench:lambdas) for the local
  * stand-ins, as CDK's environment configures it on AWS. The local stack itself passes endpoints in its config.
  */
+import { DEPLOYED_STORE } from '../lambdas/layout/functions';
 import { LOCAL_BUCKET, LOCAL_TABLE } from './config';
 
 export { LOCAL_BUCKET, LOCAL_TABLE };
@@ -20,6 +21,7 @@ export function localAwsEnv(options: { dynamoEndpoint: string; s3Endpoint: strin
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     // CloudWatch embedded metrics mean nothing on one machine; printed, they would drown the log.
     POWERTOOLS_METRICS_DISABLED: 'true',
+    TEMPMAIL_STORE: DEPLOYED_STORE,
     TABLE_NAME: options.table,
     BUCKET_NAME: options.bucket,
   };

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { appConfig, ConfigError, STORE_KINDS, type AppConfig, type StoreKind } from '../lambdas/config/app-config';
+import { appConfig, ConfigError, DEFAULT_STORE_KIND, STORE_KINDS, type AppConfig, type StoreKind } from '../lambdas/config/app-config';
 import { parseDomains } from '../lambdas/core/address';
 import { AUTHORIZER_CACHE_SECONDS } from '../lambdas/contract/gateway-responses';
 import { isPlanName, loadPlans, type PlanName } from '../lambdas/core/plans';
@@ -124,7 +124,7 @@ const count = (value: string | undefined, fallback: number, name: string): numbe
 };
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig {
-  const store = (env.TEMPMAIL_STORE || 'embedded') as StoreKind;
+  const store = (env.TEMPMAIL_STORE || DEFAULT_STORE_KIND) as StoreKind;
   if (!STORE_KINDS.includes(store)) throw new ConfigError(`TEMPMAIL_STORE must be one of ${STORE_KINDS.join(', ')}, not "${env.TEMPMAIL_STORE}"`);
   const host = env.TEMPMAIL_HOST || '127.0.0.1';
   const apiPort = port('PORT', env.PORT, 3000);

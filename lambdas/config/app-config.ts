@@ -11,6 +11,12 @@ import { DEFAULT_RETRY_SCHEDULE_SECONDS, DELIVERY_TIMEOUT_MS } from '../core/web
 
 export const STORE_KINDS = ['embedded', 'dynamodb'] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];
+/**
+ * TEMPMAIL_STORE when it is not set, for every reader (this module's configFromEnv and the local stack's,
+ * local/config.ts): the embedded store, `npm start`'s form. A deployed function is told `dynamodb` by its
+ * environment (lib/functions.ts sets DEPLOYED_STORE, lambdas/layout/functions.ts), never by a default.
+ */
+export const DEFAULT_STORE_KIND: StoreKind = 'embedded';
 
 export interface Settings {
   domains: string[];
@@ -104,8 +110,8 @@ export class ConfigError extends Error {
 }
 
 /**
- * The config of a Lambda function (and of anything else configured by the environment alone). Without
- * TEMPMAIL_STORE it is the AWS form: that is what a deployed function runs.
+ * The config of a Lambda function (and of anything else configured by the environment alone). TEMPMAIL_STORE
+ * defaults to DEFAULT_STORE_KIND like every reader's; CDK sets it to `dynamodb` in each function's environment.
  */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const parsed = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
@@ -114,7 +120,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`${issue.path.join('.')}: ${issue.message}`);
   }
   const vars = parsed.data;
-  const kind = vars.TEMPMAIL_STORE ?? 'dynamodb';
+  const kind = vars.TEMPMAIL_STORE ?? DEFAULT_STORE_KIND;
   const store: AppConfig['store'] =
     kind === 'embedded'
       ? { kind, dataDir: required(vars.TEMPMAIL_DATA_DIR, 'TEMPMAIL_DATA_DIR'), publicUrl: required(vars.TEMPMAIL_PUBLIC_URL, 'TEMPMAIL_PUBLIC_URL') }

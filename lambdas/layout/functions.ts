@@ -3,8 +3,15 @@
  * module each function runs, what its code may call (its IAM policy, lib/permissions.ts) and its timeout. The CDK
  * stack (lib/), the bundler (scripts/bundle-lambdas.ts) and the local gateway read them; the HTTP contract does not.
  */
+import type { StoreKind } from '../config/app-config';
 import { MAX_ROUTE_TIMEOUT_SECONDS } from '../core/limits';
 import { ROUTES, type Route, type RouteName } from '../contract/routes';
+
+/**
+ * The store every deployed function runs on, set as TEMPMAIL_STORE in its environment (lib/functions.ts): stated, not
+ * left to the readers' default (DEFAULT_STORE_KIND, the embedded store of `npm start`).
+ */
+export const DEPLOYED_STORE: StoreKind = 'dynamodb';
 
 /**
  * What a function's code calls, one DynamoDB action each (lib/permissions.ts): a function is granted what its own

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { configFromEnv as functionConfigFromEnv } from '../../lambdas/config/app-config';
 import { configFromEnv, parseSeedKeys } from '../../local/config';
 
 it('takes seeded keys of at least 24 characters of A-Z a-z 0-9 _ -', () => {
@@ -38,4 +39,13 @@ it('reads TEMPMAIL_NO_DEV_KEY as the other flags: 0 or 1, anything else refused 
   expect(configFromEnv({}).printDevKey).toBe(true);
   // `true` was taken silently as "keep the dev key".
   expect(() => configFromEnv({ TEMPMAIL_NO_DEV_KEY: 'true' })).toThrow('TEMPMAIL_NO_DEV_KEY must be 0 or 1, not "true"');
+});
+
+it('reads an unset TEMPMAIL_STORE as the embedded store in both readers: the local stack and a function', () => {
+  expect(configFromEnv({}).store).toBe('embedded');
+  const local = { TEMPMAIL_DATA_DIR: path.join(os.tmpdir(), 'tempmail-unused'), TEMPMAIL_PUBLIC_URL: 'http://127.0.0.1:3000' };
+  expect(functionConfigFromEnv(local).store).toEqual({ kind: 'embedded', dataDir: local.TEMPMAIL_DATA_DIR, publicUrl: local.TEMPMAIL_PUBLIC_URL });
+  // A function is told its store (lib/functions.ts); without it, it stops naming what the default needs.
+  expect(() => functionConfigFromEnv({ TABLE_NAME: 't', BUCKET_NAME: 'b' })).toThrow('TEMPMAIL_DATA_DIR is required with TEMPMAIL_STORE=embedded');
+  expect(functionConfigFromEnv({ TEMPMAIL_STORE: 'dynamodb', TABLE_NAME: 't', BUCKET_NAME: 'b' }).store).toEqual({ kind: 'dynamodb', table: 't', bucket: 'b' });
 });

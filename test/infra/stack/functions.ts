@@ -99,7 +99,14 @@ export function functionTests(): void {
         expect(fn.props.Architectures).toEqual(['arm64']);
         expect(fn.props.Handler).toBe('index.handler');
         expect(fn.props.Environment.Variables).toEqual(
-          expect.objectContaining({ TABLE_NAME: expect.anything(), BUCKET_NAME: expect.anything(), TEMPMAIL_DOMAINS: domains.join(','), POWERTOOLS_SERVICE_NAME: expect.any(String) }),
+          // The store is stated, not left to the config readers' default (the embedded store of `npm start`).
+          expect.objectContaining({
+            TEMPMAIL_STORE: 'dynamodb',
+            TABLE_NAME: expect.anything(),
+            BUCKET_NAME: expect.anything(),
+            TEMPMAIL_DOMAINS: domains.join(','),
+            POWERTOOLS_SERVICE_NAME: expect.any(String),
+          }),
         );
       }
       for (const route of DEPLOYED_ROUTES) {
