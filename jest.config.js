@@ -1,8 +1,10 @@
 /**
  * Jest runs TypeScript through swc; middy ships ESM only, so node_modules/@middy is transformed too.
- * Three projects:
+ * The projects follow the test folders (the tiers, test/tiers.js has the rule and the lists):
  * - unit: domain and use cases on the embedded store, no stack and no Java (`npm run test:unit`, seconds);
- * - embedded: everything else against one local stack on the embedded store (the default form);
+ * - contract: the storage contract, on the embedded store and on DynamoDB Local + the S3 server (its own, Java);
+ * - infra: the CDK stack, synthesized (minutes: the bundled synth), no stack;
+ * - embedded: integration/, reliability/ and e2e/ against one local stack on the embedded store (the default form);
  * - dynamodb: the API and ingest files once more against a stack on DynamoDB Local + the S3 server, so that the
  *   AWS adapters keep being proven end to end; and the admin CLI's AWS side (`--stack`), which needs DynamoDB Local;
  * - aws-template: the same scenarios against `npm run start:aws`, the synthesized CDK template (its cdk.out bundles,
@@ -11,6 +13,8 @@
  *   public https hosts only), the viewer in Chromium, plus what only that form shows (aws-template.test.ts).
  * A project's globalSetup runs only when one of its tests is selected.
  */
+const { TIERS, RERUN, ONLY_ON } = require('./test/tiers');
+
 const base = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
@@ -29,62 +33,32 @@ const withStack = (kind) => ({
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
 });
 
+/** A home project: the files of its folders, but those that run only on another form. */
+const home = (name) => ({
+  testMatch: Object.keys(TIERS)
+    .filter((folder) => TIERS[folder] === name)
+    .map((folder) => `<rootDir>/test/${folder}/**/*.test.ts`),
+  testPathIgnorePatterns: Object.keys(ONLY_ON).map((file) => `<rootDir>/${file}`),
+});
+
+/** Another storage form: the files it runs again, and those that run on it only. */
+const form = (name) => ({
+  testMatch: [...RERUN[name], ...Object.keys(ONLY_ON).filter((file) => ONLY_ON[file] === name)].map((file) => `<rootDir>/${file}`),
+});
+
 module.exports = {
   testTimeout: 60000,
   projects: [
-    { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/contract/embedded.test.ts'] },
-    {
-      ...withStack('embedded'),
-      testMatch: ['<rootDir>/test/**/*.test.ts'],
-      // Files that need another project's stack: the CLI's AWS side (dynamodb) and what only the template form shows.
-      testPathIgnorePatterns: [
-        '<rootDir>/test/unit/',
-        '<rootDir>/test/contract/embedded.test.ts',
-        '<rootDir>/test/integration/cli-aws.test.ts',
-        '<rootDir>/test/integration/aws-template.test.ts',
-      ],
-    },
-    {
-      ...withStack('dynamodb'),
-      testMatch: [
-        '<rootDir>/test/integration/api.test.ts',
-        '<rootDir>/test/integration/ingest.test.ts',
-        '<rootDir>/test/integration/envelope.test.ts',
-        '<rootDir>/test/integration/checks.test.ts',
-        '<rootDir>/test/integration/webhooks.test.ts',
-        '<rootDir>/test/integration/viewer-api.test.ts',
-        '<rootDir>/test/integration/delete-inbox.test.ts',
-        '<rootDir>/test/integration/cli-aws.test.ts',
-        '<rootDir>/test/integration/waits.test.ts',
-        '<rootDir>/test/e2e/mcp-waits.test.ts',
-        '<rootDir>/test/integration/extraction.test.ts',
-        '<rootDir>/test/e2e/mcp-extract.test.ts',
-        '<rootDir>/test/integration/snapshot.test.ts',
-        '<rootDir>/test/integration/inbox-groups.test.ts',
-      ],
-    },
+    { ...base, displayName: 'unit', ...home('unit') },
+    { ...base, displayName: 'contract', ...home('contract') },
+    { ...base, displayName: 'infra', ...home('infra') },
+    { ...withStack('embedded'), ...home('embedded') },
+    { ...withStack('dynamodb'), ...form('dynamodb') },
     {
       ...withStack('aws-template'),
       // Stops the stacks, then the unused-grant report over their IAM evidence (test/support/iam-evidence.ts).
       globalTeardown: '<rootDir>/test/support/kinds/aws-template-teardown.ts',
-      testMatch: [
-        '<rootDir>/test/integration/api.test.ts',
-        '<rootDir>/test/integration/ingest.test.ts',
-        '<rootDir>/test/integration/envelope.test.ts',
-        '<rootDir>/test/integration/checks.test.ts',
-        '<rootDir>/test/integration/client-checks.test.ts',
-        '<rootDir>/test/e2e/mcp-checks.test.ts',
-        '<rootDir>/test/e2e/viewer-checks.test.ts',
-        '<rootDir>/test/integration/viewer-api.test.ts',
-        '<rootDir>/test/integration/webhooks.test.ts',
-        '<rootDir>/test/e2e/mcp.test.ts',
-        '<rootDir>/test/e2e/viewer.test.ts',
-        '<rootDir>/test/integration/waits.test.ts',
-        '<rootDir>/test/e2e/mcp-waits.test.ts',
-        '<rootDir>/test/integration/snapshot.test.ts',
-        '<rootDir>/test/integration/inbox-groups.test.ts',
-        '<rootDir>/test/integration/aws-template.test.ts',
-      ],
+      ...form('aws-template'),
     },
   ],
 };
