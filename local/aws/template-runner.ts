@@ -3,7 +3,7 @@
  * users run theirs, with no Docker. Everything it runs comes from the template, not from lib/ or the route table:
  * - DynamoDB Local and the S3 server (the same stand-ins as TEMPMAIL_STORE=dynamodb) with the template's tables and
  *   buckets (resources.ts); SQS in process with the template's queues (sqs.ts);
- * - the control-plane stand-in (control-plane.ts) for what has no local data plane: CloudFormation's DescribeStacks
+ * - the control-plane stand-in (control-plane/) for what has no local data plane: CloudFormation's DescribeStacks
  *   (the template's Outputs, so `tempmail … --stack` finds its way), API Gateway's API keys and usage-plan keys, the
  *   SES receipt rule sets and KMS;
  * - every Lambda function from its cdk.out asset, in processes of its own with the template's Environment
