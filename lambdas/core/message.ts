@@ -63,9 +63,10 @@ export function summaryFields(mail: { from: string; from_name: string | null; su
 type RecordBase = Omit<MessageRecord, keyof MessageDetail | 'body_key'>;
 
 /**
- * The item to store and, when the detail is too large for it, the body object's JSON (to be written at `bodyKey`).
+ * The item to store and, when the detail is too large for it, the body object (to be written at `bodyKey` as JSON,
+ * made by jsonInSlices: a large one is never serialised here, in one call on the event loop).
  */
-export function messageItem(base: RecordBase, detail: MessageDetail, bodyKey: string): { record: MessageRecord; body: string | null } {
+export function messageItem(base: RecordBase, detail: MessageDetail, bodyKey: string): { record: MessageRecord; body: MessageDetail | null } {
   // Bodies alone past the budget: no need to serialize everything to know.
   const json = detail.text.length + detail.html.length > INLINE_DETAIL_BYTES ? null : JSON.stringify(detail);
   if (json !== null && Buffer.byteLength(json) <= INLINE_DETAIL_BYTES) {
@@ -75,7 +76,7 @@ export function messageItem(base: RecordBase, detail: MessageDetail, bodyKey: st
     serialised.set(record, `${JSON.stringify(base).slice(0, -1)},${json.slice(1)}`);
     return { record, body: null };
   }
-  return { record: { ...base, body_key: bodyKey, ...eventPreview(detail) }, body: json ?? JSON.stringify(detail) };
+  return { record: { ...base, body_key: bodyKey, ...eventPreview(detail) }, body: detail };
 }
 
 /** The JSON of records messageItem made, kept so that a store writing JSON does not serialise them again. */

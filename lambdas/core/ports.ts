@@ -123,9 +123,13 @@ export interface PresignedResponse {
   cacheControl?: string;
 }
 
+/** An object's bytes as BlobStore.put takes them; chunks (jsonInSlices) are never joined on the embedded form's event loop. */
+export type BlobBody = Uint8Array | string | readonly Uint8Array[];
+export const isChunks = (body: BlobBody): body is readonly Uint8Array[] => Array.isArray(body);
+
 export interface BlobStore {
-  /** `metadata`: S3 user metadata (x-amz-meta-*), at most 2 KB in all. */
-  put(key: string, body: Uint8Array | string, contentType: string, metadata?: Record<string, string>): Promise<void>;
+  /** `body`: the bytes, a string (as UTF-8), or chunks of bytes in order. `metadata`: S3 user metadata (x-amz-meta-*), at most 2 KB in all. */
+  put(key: string, body: BlobBody, contentType: string, metadata?: Record<string, string>): Promise<void>;
   get(key: string): Promise<Buffer | null>;
   /** The object's user metadata, or null when there is no such object. */
   head(key: string): Promise<Record<string, string> | null>;

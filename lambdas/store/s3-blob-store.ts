@@ -10,7 +10,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { BlobStore, DownloadHeaders } from '../core/ports';
+import { isChunks, type BlobBody, type BlobStore, type DownloadHeaders } from '../core/ports';
 import { standInSettings } from '../layout/stand-ins';
 import { requestHandler } from './clients';
 import { guard } from './guard';
@@ -57,8 +57,9 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async put(key: string, body: Uint8Array | string, contentType: string, metadata?: Record<string, string>): Promise<void> {
-    await this.call(() => this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, Metadata: metadata })));
+  async put(key: string, body: BlobBody, contentType: string, metadata?: Record<string, string>): Promise<void> {
+    const bytes = isChunks(body) ? Buffer.concat(body) : body;
+    await this.call(() => this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType, Metadata: metadata })));
   }
 
   async get(key: string): Promise<Buffer | null> {

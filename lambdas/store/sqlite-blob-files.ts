@@ -43,12 +43,14 @@ export class BlobFiles {
     return path.join(this.dir, name);
   }
 
-  /** A new file holding `body`, durable (data and name) when this resolves. Call `settled(name)` once its row has committed or failed. */
-  async write(body: Uint8Array): Promise<string> {
+  /** A new file holding `body` (its chunks in order), durable (data and name) when this resolves. Call `settled(name)` once its row has committed or failed. */
+  async write(body: Uint8Array | readonly Uint8Array[]): Promise<string> {
     return this.place(async (name) => {
       const handle = await fsp.open(this.path(name), 'wx', 0o600);
       try {
-        await handle.writeFile(body);
+        for (const chunk of body instanceof Uint8Array ? [body] : body) {
+          for (let at = 0; at < chunk.byteLength; ) at += (await handle.write(chunk, at, chunk.byteLength - at)).bytesWritten;
+        }
         await handle.datasync();
       } finally {
         await handle.close();

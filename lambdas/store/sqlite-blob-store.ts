@@ -8,7 +8,7 @@
  */
 import fsp from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { blobKeys, type BlobStore, type DownloadHeaders, type SignedDownloads, type StoredStream } from '../core/ports';
+import { blobKeys, isChunks, type BlobBody, type BlobStore, type DownloadHeaders, type SignedDownloads, type StoredStream } from '../core/ports';
 import type { Engine } from './sqlite-engine';
 import type { SignedLinks } from './sqlite-signed-links';
 import { FILE_BLOB_MIN_BYTES, isMissing, type BlobFiles } from './sqlite-blob-files';
@@ -36,16 +36,19 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
     private readonly files: BlobFiles,
   ) {}
 
-  async put(key: string, body: Uint8Array | string, contentType: string, metadata?: Record<string, string>): Promise<void> {
+  async put(key: string, body: BlobBody, contentType: string, metadata?: Record<string, string>): Promise<void> {
     const { engine } = this;
-    const content = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    // Chunks stay chunks (a file takes them one after another): never joined into one large copy on the event loop.
+    const chunks: readonly Uint8Array[] = isChunks(body) ? body : [typeof body === 'string' ? Buffer.from(body) : body];
+    const size = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
     const meta = metadata ? JSON.stringify(metadata) : null;
     const durable = DURABLE_PREFIXES.some((prefix) => key.startsWith(prefix));
-    if (content.byteLength < FILE_BLOB_MIN_BYTES) {
+    if (size < FILE_BLOB_MIN_BYTES) {
+      const content = chunks.length === 1 ? Buffer.from(chunks[0].buffer, chunks[0].byteOffset, chunks[0].byteLength) : Buffer.concat(chunks);
       await this.commit(() => ({ result: undefined, freed: this.replacing(key, () => engine.sql(INSERT).run(key, content, contentType, meta, null)) }), durable);
       return;
     }
-    const file = await this.files.write(content);
+    const file = await this.files.write(chunks);
     await this.commit(() => ({ result: undefined, freed: this.replacing(key, () => engine.sql(INSERT).run(key, EMPTY, contentType, meta, file)) }), durable, { key, file });
   }
 

@@ -14,6 +14,7 @@ import { messageIdFrom } from '../core/ids';
 import { epochSeconds, isExpired, receivedBeforeInbox, utcDay } from '../core/inbox';
 import { QuotaReservations } from './quota-reservations';
 import { MESSAGE_CAPS, storedBytesBound } from '../core/limits';
+import { jsonInSlices } from '../core/json-slices';
 import { boundedFileName, boundedHeaders, boundedLinks, messageItem, summaryFields } from '../core/message';
 import type { AttachmentRecord, AuthVerdicts, Caller, InboxRoute, MessageRecord } from '../core/model';
 import { blobKeys, type ParsedMail } from '../core/ports';
@@ -385,7 +386,7 @@ async function storeBlobs(
     },
     blobKeys.body(inbox.id, messageId),
   );
-  if (body !== null) await blobs.put(record.body_key!, body, 'application/json');
+  if (body !== null) await blobs.put(record.body_key!, await jsonInSlices(body), 'application/json');
   await copied;
   return { record, attachmentKeys: attachments.map((a) => a.key) };
 }

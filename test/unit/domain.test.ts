@@ -192,7 +192,7 @@ describe('message items and the message.received event', () => {
     const { record, body } = messageItem(base, detail('<p>x</p>'.repeat(20_000), ['https://example.com/verify?t=1']), 'body-key');
     expect(record.body_key).toBe('body-key');
     expect(record.text).toBeUndefined();
-    expect(JSON.parse(body!).codes).toEqual(['482913']);
+    expect(body!.codes).toEqual(['482913']);
     const event = JSON.parse(messageReceivedPayload(record, undefined, 0));
     expect(event.data.message).toMatchObject({ codes: ['482913'], links: ['https://example.com/verify?t=1'], attachments: 3 });
   });
