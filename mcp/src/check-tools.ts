@@ -10,7 +10,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { CheckSection, MessageChecks, TempMailClient } from 'tempmail-client';
-import { Cuts, fenced, OUTPUT_LIMITS, UNTRUSTED_NOTICE } from './fence';
+import { Cuts, fenced, oneLine, OUTPUT_LIMITS, UNTRUSTED_NOTICE } from './fence';
 import { inboxId, messageId, ok, tool } from './server';
 
 const findingShape = z.object({ id: z.string(), result: z.string(), detail: z.string() });
@@ -44,7 +44,11 @@ export function checksOutput(checks: MessageChecks, only: string | undefined, of
       cuts.add(`${name}: findings ${start}–${end} of ${section.findings.length} shown${end < section.findings.length ? ` (next: section "${name}", offset ${end})` : ''}`);
     }
     const reason = section.reason === null ? null : cuts.field(`${name} reason`, section.reason, OUTPUT_LIMITS.linkChars);
-    const findings = shown.map((f) => ({ id: cuts.field('finding id', f.id), result: f.result, detail: cuts.field(`${name} finding detail`, f.detail) }));
+    // One note per section for its clipped details (an html section can clip every one of them), not one per finding.
+    const max = OUTPUT_LIMITS.fieldChars;
+    const clipped = shown.filter((f) => f.detail.length > max).length;
+    if (clipped) cuts.add(`${name}: ${clipped} finding detail(s) cut at ${max} characters`);
+    const findings = shown.map((f) => ({ id: cuts.field('finding id', f.id), result: f.result, detail: f.detail.length > max ? `${oneLine(f.detail.slice(0, max))}…` : oneLine(f.detail) }));
     sections[name] = { status: section.status, reason, findings, findings_total: section.findings.length, offset: start, ...(end < section.findings.length ? { next_offset: end } : {}) };
     lines.push(`[${name}] ${section.status}${reason === null ? '' : `: ${reason}`}`, ...findings.map((f) => `  ${f.result.toUpperCase()} ${f.id}: ${f.detail}`));
   }

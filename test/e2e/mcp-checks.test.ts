@@ -13,6 +13,7 @@ import { sharedStack } from '../support/shared';
 const stack = sharedStack();
 const api = http(stack.apiUrl, stack.keys.enterprise);
 const CAP = 40; // OUTPUT_LIMITS.findings (mcp/src/fence.ts), as docs/MCP.md states it
+const DETAIL_CAP = 300; // OUTPUT_LIMITS.fieldChars
 let client: Client;
 
 interface Section {
@@ -44,6 +45,15 @@ it('check_message gives every section of GET …/checks with its status and find
   expect(Object.keys(sections).sort()).toEqual(Object.keys(rest.sections).sort());
   for (const [name, section] of Object.entries(rest.sections)) {
     expect({ name, status: sections[name].status, total: sections[name].findings_total }).toEqual({ name, status: section.status, total: section.findings.length });
+  }
+  // Each section's findings as the API gives them, a detail over 300 characters clipped (one note per section).
+  for (const [name, section] of Object.entries(rest.sections)) {
+    const clip = (detail: string) => (detail.length > DETAIL_CAP ? `${detail.slice(0, DETAIL_CAP)}…` : detail);
+    expect(sections[name].findings).toEqual(section.findings.slice(0, CAP).map((f) => ({ ...f, detail: clip(f.detail) })));
+    const clipped = section.findings.slice(0, CAP).filter((f) => f.detail.length > DETAIL_CAP).length;
+    const note = `${name}: ${clipped} finding detail(s) cut at ${DETAIL_CAP} characters`;
+    if (clipped) expect(result.content[0].text).toContain(note);
+    else expect(result.content[0].text).not.toContain(`${name}: ${clipped} finding detail(s)`);
   }
   const messageIdFinding = sections.sender.findings.find((f) => f.id === 'message-id')!;
   expect(messageIdFinding).toMatchObject({ result: 'warn', detail: expect.stringContaining(HOSTILE_MESSAGE_ID) });
@@ -90,6 +100,12 @@ it(`shows at most ${CAP} findings of a section, says so, and gives the rest from
   expect(rest.findings).toHaveLength(total - CAP);
   // The two pages are the section's findings, in order (each detail under the 300-character field cap).
   expect([...page.findings, ...rest.findings]).toEqual(all);
+  // The sender's dkim-aligned detail lists the 61 d= domains: clipped at 300 characters, and said.
+  const whole = await call(client, 'check_message', ids);
+  const aligned = whole.structuredContent!.sections.sender.findings.find((f: { id: string }) => f.id === 'dkim-aligned');
+  expect(aligned.detail).toHaveLength(DETAIL_CAP + 1);
+  expect(aligned.detail.endsWith('…')).toBe(true);
+  expect(fenceOf(whole.content[0].text).after).toContain(`sender: 1 finding detail(s) cut at ${DETAIL_CAP} characters`);
 }, 90_000);
 
 it('answers API errors and an unknown section as tool errors', async () => {

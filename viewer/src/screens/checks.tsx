@@ -21,7 +21,8 @@ const RESULT_LOOK: Record<string, { symbol: string; tone: string }> = {
   warn: { symbol: '!', tone: 'warn' },
 };
 const lookOf = (result: string) => RESULT_LOOK[result] ?? { symbol: '•', tone: 'neutral' };
-const titleOf = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+/** A section's heading: its name capitalised (an acronym written as one). */
+const titleOf = (name: string) => (name === 'html' ? 'HTML' : name.charAt(0).toUpperCase() + name.slice(1));
 
 /** "2 fail, 1 warn, 5 pass": a section at a glance. */
 function tally(findings: CheckFinding[]): string {
