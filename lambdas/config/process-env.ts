@@ -1,6 +1,6 @@
 /**
  * The process environment's settings that are not the app's config (app-config.ts) but the process's own: where the
- * admin CLI's data folder is, whether the S3 server logs its requests, and the AWS SDK's and Powertools' switches
+ * admin CLI's data folder is, whether it runs in Lambda, whether the S3 server logs its requests, and the AWS SDK's and Powertools' switches
  * this process sets before it loads them. Apart from app-config.ts so that reading them loads no zod. The lint
  * (eslint.config.mjs) lets only the config modules touch process.env; every other module calls these.
  */
@@ -10,6 +10,9 @@ import path from 'node:path';
 export function dataDirFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
   return env.TEMPMAIL_DATA_DIR ? path.resolve(env.TEMPMAIL_DATA_DIR) : undefined;
 }
+
+/** Whether this process is a Lambda execution environment (Lambda sets AWS_LAMBDA_FUNCTION_NAME; the local stack's own process never does). */
+export const inLambdaEnvironment = (env: NodeJS.ProcessEnv = process.env): boolean => Boolean(env.AWS_LAMBDA_FUNCTION_NAME);
 
 /** TEMPMAIL_S3_VERBOSE=1: the S3 server (dynamodb form) prints its request log. */
 export const s3ServerVerbose = (env: NodeJS.ProcessEnv = process.env): boolean => env.TEMPMAIL_S3_VERBOSE === '1';

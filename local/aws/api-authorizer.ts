@@ -62,6 +62,8 @@ export class RequestAuthorizers {
       const outcome = await this.functions.invoke(authorizer.functionLogicalId, request.event());
       if (!outcome.ok) {
         if (outcome.errorMessage === 'Unauthorized') return refuse('UNAUTHORIZED');
+        // API Gateway's execution log says why a key check became 500 (a throttle, a timeout, a crash).
+        this.log(`[api] Execution failed due to configuration error: Authorizer error: ${outcome.errorType}: ${outcome.errorMessage}`);
         return refuse(outcome.throttled ? 'AUTHORIZER_FAILURE' : 'AUTHORIZER_CONFIGURATION_ERROR');
       }
       result = (outcome.payload ?? {}) as Dict;
