@@ -332,11 +332,11 @@ describe('the web viewer', () => {
     const inbox = (await (await fetch(`${stack.apiUrl}/v1/inboxes`, { method: 'POST', headers, body: '{}' })).json()) as { id: string; email: string };
     const attachments = Array.from({ length: 102 }, (_, i) => ({ filename: `part-${i}.txt`, content: `part ${i}` }));
     await sendMail(stack.smtpPort, { to: inbox.email, subject: 'Many parts', text: 'see attached', attachments });
+    // A bound on liveness, not a speed claim: the template form's parser writes 102 objects through the IAM proxy,
+    // which took over 30 s on a machine at load 24 (a clean-clone run while helpers worked).
     const messageId = await eventually(async () => {
       const listing = (await (await fetch(`${stack.apiUrl}/v1/inboxes/${inbox.id}/messages`, { headers })).json()) as { messages?: { id: string }[] };
       return listing.messages?.[0]?.id;
-      // A bound on liveness, not a speed claim: the template form's parser writes 102 objects through the IAM proxy,
-      // which took over 30 s on a machine at load 24 (a clean-clone run while helpers worked).
     }, 90_000, 'the mail with 102 attachments');
     await page.goto(`${stack.apiUrl}/#/inboxes/${inbox.id}/messages/${messageId}`);
     await page.getByRole('heading', { name: 'Many parts', level: 1 }).waitFor();
