@@ -1,7 +1,7 @@
 /**
  * The HtmlInspector port: one streaming pass of htmlparser2 (MIT, the parser mailparser's html-to-text uses) over a
- * mail's HTML, feeding the html section's feature checker (html-features.ts) and the accessibility audit
- * (lambdas/core/checks/accessibility.ts). No tree is built, so memory does not grow with nesting, and the pass is
+ * mail's HTML, feeding the html section's feature checker (html-features.ts), the accessibility audit
+ * (lambdas/core/checks/accessibility.ts) and the list of image sources the links section asks. No tree is built, so memory does not grow with nesting, and the pass is
  * bounded three ways, each making the sections partial with the reason: characters read, elements seen, and the
  * caller's deadline. The work is cut into slices of a few milliseconds with a turn of the event loop between them:
  * the local stack serves every request from one event loop, and a check of a hostile mail must not hold it.
@@ -16,6 +16,8 @@ import { FeatureChecker } from './html-features';
 export const MAX_HTML_CHARS = 1024 * 1024;
 /** Elements read: a long newsletter has a few thousand. */
 export const MAX_HTML_ELEMENTS = 5_000;
+/** Image sources kept for the links section (it asks at most MAX_CHECKED_LINKS URLs). */
+export const MAX_IMAGE_SOURCES = 200;
 /** Characters parsed at a time. */
 const CHUNK_CHARS = 16 * 1024;
 /** Work done between two turns of the event loop. */
@@ -39,7 +41,15 @@ export async function inspectHtml(html: string, deadline: number, limits: ScanLi
   const maxElements = limits.maxElements ?? MAX_HTML_ELEMENTS;
   const features = new FeatureChecker();
   const audit = new AccessibilityAudit();
-  const visitors: HtmlVisitor[] = [features, audit];
+  const images = new Set<string>();
+  const imageSources: HtmlVisitor = {
+    open: (name, attributes) => {
+      if (name === 'img' && /^https?:\/\//i.test(attributes.src ?? '') && images.size < MAX_IMAGE_SOURCES) images.add(attributes.src.trim());
+    },
+    text: () => undefined,
+    close: () => undefined,
+  };
+  const visitors: HtmlVisitor[] = [features, audit, imageSources];
   let cutShort: string | null = html.length > maxChars ? `the HTML has ${html.length} characters: the first ${maxChars} were checked` : null;
 
   const events: Event[] = [];
@@ -103,5 +113,5 @@ export async function inspectHtml(html: string, deadline: number, limits: ScanLi
     await drain();
   }
   const featuresCut = cutShort ?? features.cutShort;
-  return { features: features.report(), featuresCutShort: featuresCut, accessibility: audit.findings(), cutShort };
+  return { features: features.report(), featuresCutShort: featuresCut, accessibility: audit.findings(), images: [...images], cutShort };
 }

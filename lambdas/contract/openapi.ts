@@ -129,9 +129,10 @@ const OPERATIONS: Record<Exclude<OperationName, 'getViewer' | 'getViewerAsset'>,
   getMessageChecks: {
     tag: 'Messages',
     description:
-      'Checks the message on demand: each section (sender, authentication) lists findings (`pass`, `warn`, `fail`, or an ' +
+      'Checks the message on demand: each section (sender, authentication, html, accessibility, links) lists findings (`pass`, `warn`, `fail`, or an ' +
       'RFC 8601 result such as `temperror`) and says `complete`, `partial` or `skipped` with a reason. A part that cannot ' +
-      'finish (DNS unreachable, the time budget spent, the raw mail gone) answers 200 with what it found. docs/API.md ' +
+      'finish (DNS unreachable, the time budget spent, the raw mail gone, HTML past its bounds) answers 200 with what it ' +
+      'found. The links section makes requests to the URLs in the mail, so it runs only with `links=true`. docs/API.md ' +
       'describes each check and where its data comes from.',
   },
   listDomains: { tag: 'Domains', description: 'The domains inboxes can be created on; the first is the default of POST /v1/inboxes.' },

@@ -28,7 +28,7 @@ const TABLE = [
   { name: 'deleteMessage', method: 'DELETE', path: '/v1/inboxes/{inbox_id}/messages/{message_id}', auth: true, summary: 'Delete one message' },
   { name: 'getMessageSnapshot', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}/snapshot', auth: true, summary: 'Get a message normalised for snapshot tests' },
   { name: 'getRawMessage', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}/raw', auth: true, summary: 'Get the original MIME message' },
-  { name: 'getMessageChecks', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}/checks', auth: true, summary: 'Check a message: sender, authentication' },
+  { name: 'getMessageChecks', method: 'GET', path: '/v1/inboxes/{inbox_id}/messages/{message_id}/checks', auth: true, summary: 'Check a message: sender, authentication, HTML, accessibility, links' },
   { name: 'listDomains', method: 'GET', path: '/v1/domains', auth: true, summary: 'List the domains inboxes can use' },
   { name: 'createWebhook', method: 'POST', path: '/v1/webhooks', auth: true, summary: 'Create a webhook (its signing secret is in this answer only)' },
   { name: 'listWebhooks', method: 'GET', path: '/v1/webhooks', auth: true, summary: "List the account's webhooks" },

@@ -7,6 +7,7 @@ import type { DeliveryJob, DeliveryRecord, WebhookRecord } from './webhooks';
 import type { MessageFilter } from './search';
 import type { AuthenticationReport } from './checks/authentication';
 import type { FeatureReport } from './checks/html';
+import type { LinkReport, LinkTarget } from './checks/links';
 import type { Finding } from './checks/model';
 
 export interface Page<T> {
@@ -298,6 +299,8 @@ export interface HtmlInspection {
   /** Why the html section did not check everything (the pass's own limit, or the feature checker's). */
   featuresCutShort: string | null;
   accessibility: Finding[];
+  /** The http(s) image sources, in order, each once (at most MAX_IMAGE_SOURCES), for the links section. */
+  images: string[];
   /** Why the pass did not read all of the HTML: its size, its element count, or the deadline. */
   cutShort: string | null;
 }
@@ -308,6 +311,14 @@ export interface HtmlInspection {
  */
 export interface HtmlInspector {
   inspect(html: string, deadline: number): Promise<HtmlInspection>;
+}
+
+/**
+ * Asks each URL (the links section, only when a caller asks for it): status, redirects, time. Never throws: a URL that
+ * cannot be asked says why; the report says which were not asked by `deadline` (epoch ms).
+ */
+export interface LinkProber {
+  probe(targets: LinkTarget[], deadline: number): Promise<LinkReport>;
 }
 
 export interface Stores {

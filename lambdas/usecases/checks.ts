@@ -6,9 +6,10 @@
  */
 import { authenticationSection } from '../core/checks/authentication';
 import { htmlSection } from '../core/checks/html';
+import { linksSection, linkTargets } from '../core/checks/links';
 import { complete, partial, skipped, type Section } from '../core/checks/model';
 import { senderSection } from '../core/checks/sender';
-import type { Caller, MessageRecord } from '../core/model';
+import type { Caller, MessageDetail, MessageRecord } from '../core/model';
 import type { ChecksContext } from './context';
 import { ownedMessage, storedDetail } from './messages';
 
@@ -21,13 +22,15 @@ export const CHECKS_BUDGET_MS = 20_000;
 export const AUTHENTICATION_BUDGET_MS = 8_000;
 /** The html and accessibility sections' share (one pass over the HTML reads for both). */
 export const HTML_BUDGET_MS = 5_000;
+/** The links section's share, after the HTML pass (which gives it the image sources). */
+export const LINKS_BUDGET_MS = 12_000;
 /** A raw mail past this is not read for the authentication section (its memory is bounded): 10 MB. */
 export const MAX_CHECKED_RAW_BYTES = 10 * 1024 * 1024;
 
 export interface MessageChecks {
   message_id: string;
   checked_at: string;
-  sections: { sender: Section; authentication: Section; html: Section; accessibility: Section };
+  sections: { sender: Section; authentication: Section; html: Section; accessibility: Section; links: Section };
 }
 
 async function authentication(ctx: ChecksContext, message: MessageRecord, deadline: number): Promise<Section> {
@@ -42,26 +45,43 @@ async function authentication(ctx: ChecksContext, message: MessageRecord, deadli
   return authenticationSection(report, null, message.auth);
 }
 
-async function htmlSections(ctx: ChecksContext, html: string, deadline: number): Promise<{ html: Section; accessibility: Section }> {
-  if (!html) {
+type BodySections = { html: Section; accessibility: Section; links: Section };
+
+/** The sections read from the bodies: the HTML pass, then (when asked) the links it and the text hold. */
+async function bodySections(ctx: ChecksContext, detail: MessageDetail, options: CheckOptions, deadline: number): Promise<BodySections> {
+  let images: string[] = [];
+  let sections: Omit<BodySections, 'links'>;
+  if (!detail.html) {
     const none = 'the message has no HTML body';
-    return { html: skipped(none), accessibility: skipped(none) };
+    sections = { html: skipped(none), accessibility: skipped(none) };
+  } else {
+    const found = await ctx.checks.html.inspect(detail.html, Math.min(deadline, ctx.now() + HTML_BUDGET_MS));
+    images = found.images;
+    sections = {
+      html: htmlSection(found.features, found.featuresCutShort),
+      accessibility: found.cutShort ? partial(found.accessibility, found.cutShort) : complete(found.accessibility),
+    };
   }
-  const found = await ctx.checks.html.inspect(html, Math.min(deadline, ctx.now() + HTML_BUDGET_MS));
-  return {
-    html: htmlSection(found.features, found.featuresCutShort),
-    accessibility: found.cutShort ? partial(found.accessibility, found.cutShort) : complete(found.accessibility),
-  };
+  if (!options.links) return { ...sections, links: linksSection(null, 0) };
+  // The links ingest extracted (HTML hrefs, then the text's), and the image sources of the HTML pass.
+  const { targets, total } = linkTargets(detail.links, images);
+  const report = await ctx.checks.links.probe(targets, Math.min(deadline, ctx.now() + LINKS_BUDGET_MS));
+  return { ...sections, links: linksSection(report, total) };
 }
 
-export async function messageChecks(ctx: ChecksContext, caller: Caller, inboxId: string, messageId: string): Promise<MessageChecks> {
+export interface CheckOptions {
+  /** Ask each link and image source (`?links=true`). */
+  links: boolean;
+}
+
+export async function messageChecks(ctx: ChecksContext, caller: Caller, inboxId: string, messageId: string, options: CheckOptions = { links: false }): Promise<MessageChecks> {
   const message = await ownedMessage(ctx, caller, inboxId, messageId);
   const deadline = ctx.now() + CHECKS_BUDGET_MS;
   const detail = await storedDetail(ctx, message);
   const sender = senderSection({ headers: detail.headers, headersTruncated: detail.headers_truncated, from: message.from, htmlBytes: Buffer.byteLength(detail.html) });
-  const [auth, html] = await Promise.all([
+  const [auth, bodies] = await Promise.all([
     authentication(ctx, message, deadline).catch((error: Error) => skipped(`the raw mail could not be read: ${error.message}`.slice(0, 500))),
-    htmlSections(ctx, detail.html, deadline),
+    bodySections(ctx, detail, options, deadline),
   ]);
-  return { message_id: message.id, checked_at: new Date(ctx.now()).toISOString(), sections: { sender, authentication: auth, ...html } };
+  return { message_id: message.id, checked_at: new Date(ctx.now()).toISOString(), sections: { sender, authentication: auth, ...bodies } };
 }

@@ -4,7 +4,7 @@
  * and builds it, from the one validated config.
  */
 import type { Settings } from '../config/app-config';
-import type { DeliveryQueue, DomainEvents, HtmlInspector, MailAuthenticator, MailParser, SecretBox, Stores, WebhookSender } from '../core/ports';
+import type { DeliveryQueue, DomainEvents, HtmlInspector, LinkProber, MailAuthenticator, MailParser, SecretBox, Stores, WebhookSender } from '../core/ports';
 
 /** What webhook delivery runs on besides storage: the secret box, the delivery queue and the HTTP sender. */
 export interface WebhookRuntime {
@@ -31,9 +31,10 @@ export interface IngestContext extends AppContext {
 }
 
 /**
- * What the mail checks run on besides the context: the authentication verifier (DNS) and the HTML inspector. Only
- * the checks function and the local stack carry them (mailauth and caniemail's data are not in other bundles).
+ * What the mail checks run on besides the context: the authentication verifier (DNS), the HTML inspector and the link
+ * prober (outbound HTTP). Only the checks function and the local stack carry them (mailauth and caniemail's data are
+ * not in other bundles, and no other function makes requests to URLs found in mail).
  */
 export interface ChecksContext extends AppContext {
-  checks: { authenticator: MailAuthenticator; html: HtmlInspector };
+  checks: { authenticator: MailAuthenticator; html: HtmlInspector; links: LinkProber };
 }

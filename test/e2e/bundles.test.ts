@@ -40,6 +40,9 @@ it('carries in each bundle only the adapters its function uses (lambdas/app/)', 
   // caniemail's data (doiuse-email's message) likewise.
   const withCaniemail = built.filter((b) => carries(b.file, 'is only partially supported by')).map((b) => b.handler);
   expect(withCaniemail).toEqual([ROUTE_FUNCTIONS.getMessageChecks.handler]);
+  // The link prober (its User-Agent): on AWS only the checks function requests the URLs a mail holds.
+  const withProber = built.filter((b) => carries(b.file, 'TempMail-Checks/1.0')).map((b) => b.handler);
+  expect(withProber).toEqual([ROUTE_FUNCTIONS.getMessageChecks.handler]);
   // RE2 (its loader names its WebAssembly file) only where a route says `re2`, and its file beside it.
   const withRe2 = built.filter((b) => carries(b.file, 're2.wasm')).map((b) => b.handler);
   expect(withRe2).toEqual(DEPLOYED_ROUTES.filter((r) => r.re2).map((r) => r.handler));

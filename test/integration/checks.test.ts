@@ -4,13 +4,33 @@
  * listens (test/support/stack.ts), so the authentication section shows the temperror an unreachable resolver gives,
  * with its reason, and the request still answers.
  */
-import { http, expectError } from '../support/http';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { http as apiClient, expectError } from '../support/http';
 import { eventually, sendRaw } from '../support/mail';
 import { sharedStack } from '../support/shared';
 
 const stack = sharedStack();
-const api = http(stack.apiUrl, stack.keys.enterprise);
-const stranger = http(stack.apiUrl, stack.keys.startup);
+const api = apiClient(stack.apiUrl, stack.keys.enterprise);
+const stranger = apiClient(stack.apiUrl, stack.keys.startup);
+
+/** The shop's site: /sale redirects to the current sale, /logo.png is there, anything else is 404. */
+let site: http.Server;
+let siteUrl: string;
+const asked: string[] = [];
+beforeAll(async () => {
+  site = http.createServer((req, res) => {
+    asked.push(`${req.method} ${req.url}`);
+    if (req.url === '/sale') return res.writeHead(302, { Location: '/sale-2026' }).end();
+    res.writeHead(req.url === '/logo.png' || req.url === '/sale-2026' ? 200 : 404).end();
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  site.closeAllConnections();
+  await new Promise((resolve) => site.close(resolve));
+});
 const domain = stack.domains[0];
 
 interface Finding {
@@ -28,9 +48,10 @@ type Checks = { message_id: string; checked_at: string; sections: Record<string,
 /**
  * A newsletter with a flaw per section: one-click unsubscribe without https, no Date, a DKIM signature of another
  * domain that does not verify; CSS `:hover` (which Gmail's and Outlook's clients lack); no lang, an image without alt,
- * a layout table without role="presentation".
+ * a layout table without role="presentation"; a link to a page that is gone (404), on the shop's site, which is a
+ * real HTTP server on loopback (no test asks the internet).
  */
-export const flawedMail = (to: string) =>
+export const flawedMail = (to: string, site: string) =>
   [
     'From: Shop <news@shop.example>',
     `To: ${to}`,
@@ -43,7 +64,7 @@ export const flawedMail = (to: string) =>
     'Content-Type: text/html; charset=utf-8',
     '',
     '<html><head><style>a:hover { color: red; }</style></head><body><h1>News</h1>' +
-      '<table><tr><td><img src="https://shop.example/logo.png"><a href="https://shop.example/sale">Sale</a></td></tr></table></body></html>',
+      `<table><tr><td><p><img src="${site}/logo.png"></p><p><a href="${site}/sale">Sale</a> <a href="${site}/gone">Old offer</a></p></td></tr></table></body></html>`,
     '',
   ].join('\r\n');
 
@@ -60,7 +81,7 @@ describe('GET …/checks of a mail with a flaw in each section', () => {
   let ids: { inboxId: string; messageId: string };
   let checks: Checks;
   beforeAll(async () => {
-    ids = await received(flawedMail);
+    ids = await received((to) => flawedMail(to, siteUrl));
     const reply = await api('GET', `/v1/inboxes/${ids.inboxId}/messages/${ids.messageId}/checks`);
     expect(reply.status).toBe(200);
     checks = reply.body as unknown as Checks;
@@ -110,12 +131,39 @@ describe('GET …/checks of a mail with a flaw in each section', () => {
     expect(results(html, 'score-apple-mail')).toEqual(['pass']);
   });
 
+  it('links: not asked without ?links=true, and no request was made', () => {
+    expect(checks.sections.links).toEqual({ status: 'skipped', reason: expect.stringContaining('?links=true'), findings: [] });
+    expect(asked).toEqual([]);
+  });
+
+  it('links with ?links=true: status, the end of the redirect chain and the time of each link and image; the gone page fails', async () => {
+    const reply = await api('GET', `/v1/inboxes/${ids.inboxId}/messages/${ids.messageId}/checks?links=true`);
+    expect(reply.status).toBe(200);
+    const links = (reply.body as unknown as Checks).sections.links;
+    expect(links.status).toBe('complete');
+    const of = (path: string) => links.findings.find((f) => f.detail.startsWith(`${siteUrl}${path}:`))!;
+    expect(links.findings.map((f) => f.id).sort()).toEqual(['image', 'link', 'link']);
+    if (stack.form === 'aws-template') {
+      // A deployed function never asks a loopback or private address (the webhook sender's rule): nothing was asked.
+      expect(links.findings.map((f) => f.result)).toEqual(['warn', 'warn', 'warn']);
+      expect(of('/gone').detail).toContain('not requested: 127.0.0.1 is a loopback');
+      expect(asked).toEqual([]);
+      return;
+    }
+    expect(of('/sale')).toMatchObject({ id: 'link', result: 'pass' });
+    expect(of('/sale').detail).toMatch(new RegExp(`: 200 after 1 redirect, ending at ${siteUrl}/sale-2026 in \\d+ ms$`));
+    expect(of('/gone')).toMatchObject({ id: 'link', result: 'fail' });
+    expect(of('/gone').detail).toMatch(/: 404 in \d+ ms$/);
+    expect(of('/logo.png')).toMatchObject({ id: 'image', result: 'pass' });
+    expect(asked).toEqual(expect.arrayContaining(['HEAD /sale', 'HEAD /sale-2026', 'HEAD /gone', 'HEAD /logo.png']));
+  });
+
   it('accessibility: no lang, an image without alt and a layout table without role="presentation"; the link has text', () => {
     const a11y = checks.sections.accessibility;
     expect(a11y.status).toBe('complete');
     expect(results(a11y, 'lang')).toEqual(['fail']);
     expect(results(a11y, 'img-alt')).toEqual(['fail']);
-    expect(a11y.findings.find((f) => f.id === 'img-alt')!.detail).toContain('https://shop.example/logo.png');
+    expect(a11y.findings.find((f) => f.id === 'img-alt')!.detail).toContain(`${siteUrl}/logo.png`);
     expect(results(a11y, 'layout-table')).toEqual(['fail']);
     expect(results(a11y, 'link-name')).toEqual(['pass']);
     expect(results(a11y, 'heading-order')).toEqual(['pass']);
@@ -128,5 +176,6 @@ describe('GET …/checks errors are the message\'s own', () => {
     expectError(await api('GET', `/v1/inboxes/${ids.inboxId}/messages/msg_00000000000000000000000000/checks`), 404);
     expectError(await stranger('GET', `/v1/inboxes/${ids.inboxId}/messages/${ids.messageId}/checks`), 404);
     expectError(await api('GET', `/v1/inboxes/${ids.inboxId}/messages/${ids.messageId}/checks?nope=1`), 400);
+    expectError(await api('GET', `/v1/inboxes/${ids.inboxId}/messages/${ids.messageId}/checks?links=yes`), 400);
   }, 90_000);
 });
