@@ -19,7 +19,7 @@ import { newMailId, type Envelope } from '../lambdas/usecases/inbound';
 import { admitMail, admitRecipient, type Admission } from '../lambdas/usecases/ingest';
 import { InboundWorker } from './inbound-worker';
 import type { InboundSpool } from './inbound-spool';
-import { readData, SmtpReply } from './smtp-data';
+import { readData, SmtpReply, withHead } from './smtp-data';
 import { traceHeaders } from './trace-headers';
 import { INGEST_SPACE_FACTOR, type FreeSpace } from './free-space';
 
@@ -55,6 +55,8 @@ export interface MailServerOptions {
 
 /** How this server names itself: in its greeting and in the Received field it adds. */
 const HOST_NAME = 'tempmail.local';
+/** Room readData leaves before the data for the trace fields (about 300 bytes; longer ones are joined by a copy). */
+const TRACE_ROOM = 4096;
 
 /** Rejected recipients a session may have before each further one is answered late. */
 export const REJECTIONS_BEFORE_TARPIT = 3;
@@ -227,7 +229,7 @@ export class LocalMailServer {
 
   /** Reads the data (keeping at most the size limit), reserves the recipients' quota, stores it durably. */
   private async accept(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<void> {
-    const data = await readData(stream, this.options.spoolDir);
+    const data = await readData(stream, this.options.spoolDir, TRACE_ROOM);
     const { ctx } = this.options;
     const envelope: Envelope = {
       mailId: newMailId(ctx.now()),
@@ -246,7 +248,7 @@ export class LocalMailServer {
       id: envelope.mailId,
       date: new Date(envelope.receivedAt),
     });
-    const raw = Buffer.concat([trace, data]);
+    const raw = withHead(trace, data, TRACE_ROOM);
     // Counted before the 250: a mail that got one is within its account's limit, however many sessions race.
     const admitted = await admitMail(ctx, envelope.recipients, this.worker.reservations, raw.length);
     if (admitted === 'quota' || admitted === 'storage') throw REFUSALS[admitted];

@@ -89,7 +89,8 @@ export class ThreadedMailParser implements MailParser {
       }, budget);
       this.jobs.set(id, { resolve, reject, timer });
       worker.ref();
-      // The mail is copied to the thread (the caller keeps its buffer: ingest stores it as the raw copy).
+      // The mail is copied to the thread (the caller keeps its buffer: ingest stores it as the raw copy), unless it
+      // lies in shared memory (the SMTP stand-in reads large DATA into a SharedArrayBuffer): the thread reads it there.
       worker.postMessage({ id, raw, options } satisfies ParseRequest);
     });
   }
