@@ -53,12 +53,10 @@ export default tseslint.config(
   },
   {
     // Settings come from the environment through the config modules only (lambdas/config/: the app's config, the log
-    // level, the process's own switches; local/config.ts: the local stack's): every other module is handed them, so
-    // each setting has one reader and one default. local/aws/ is the template form, which runs the synthesized
-    // functions as processes: its runner reads its own settings (templateConfigFromEnv) and builds each function's
-    // environment from the template and this process's.
+    // level, the process's own switches; local/config.ts: the local stack's; local/aws/template-config.ts: the
+    // template form's): every other module is handed them, so each setting has one reader and one default.
     files: ['lambdas/**/*.ts', 'local/**/*.ts', 'cli/**/*.ts', 'bin/**/*.ts'],
-    ignores: ['lambdas/config/**', 'local/config.ts', 'local/aws/**'],
+    ignores: ['lambdas/config/**', 'local/config.ts', 'local/aws/template-config.ts'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'read settings in a config module (lambdas/config/, local/config.ts) and pass them in' }],
     },

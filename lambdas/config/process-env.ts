@@ -30,3 +30,6 @@ export function quietLibraries(options: { metrics?: boolean } = {}, env: NodeJS.
 export function setProcessEnv(vars: Record<string, string>, env: NodeJS.ProcessEnv = process.env): void {
   Object.assign(env, vars);
 }
+
+/** This process's PATH: the template form hands it on to each function's process (local/aws/functions.ts). */
+export const searchPath = (env: NodeJS.ProcessEnv = process.env): string | undefined => env.PATH;

@@ -23,6 +23,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import readline from 'node:readline';
+import { searchPath } from '../../lambdas/config/process-env';
 import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../../lambdas/core/limits';
 import { accessKeyIdFor } from './iam';
 import type { LocalStackModel } from './template';
@@ -265,7 +266,7 @@ export class FunctionRunner {
     const { model, endpoints } = this.options;
     const others = Object.fromEntries(Object.entries(endpoints.others ?? {}).map(([service, url]) => [`AWS_ENDPOINT_URL_${service.toUpperCase()}`, url]));
     return {
-      PATH: process.env.PATH,
+      PATH: searchPath(),
       LANG: 'en_US.UTF-8',
       TZ: ':UTC',
       NODE_PATH: this.repoNodeModules,

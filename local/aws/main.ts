@@ -1,6 +1,8 @@
 /** `npm run start:aws`: the synthesized template run on this machine (template-runner.ts), until Ctrl-C or SIGTERM. */
 import { ConfigError } from '../../lambdas/config/app-config';
-import { startTemplateStack, templateConfigFromEnv } from './template-runner';
+import { quietLibraries } from '../../lambdas/config/process-env';
+import { templateConfigFromEnv } from './template-config';
+import { startTemplateStack } from './template-runner';
 import { stopOnSignals } from '../foreground';
 import { templateBanner } from './banner';
 
@@ -28,7 +30,7 @@ async function main(): Promise<void> {
   stopOnSignals(stack, 'aws');
 }
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+quietLibraries();
 
 main().catch((error) => {
   console.error(error instanceof ConfigError ? `start:aws cannot start: ${error.message}` : `start:aws failed to start: ${(error as Error).stack ?? error}`);

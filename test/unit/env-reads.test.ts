@@ -1,14 +1,15 @@
 /**
  * Settings are read from the environment in the config modules only (eslint.config.mjs, no-restricted-properties):
  * the lint, with the configuration `npm run lint` uses, refuses process.env in any other module of lambdas/, local/,
- * cli/ and bin/, and accepts it in lambdas/config/ and local/config.ts. One ESLint process lints every probe.
+ * cli/ and bin/ (the template form's local/aws/ included), and accepts it in lambdas/config/, local/config.ts and
+ * local/aws/template-config.ts. One ESLint process lints every probe.
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
 const ROOT = path.join(__dirname, '..', '..');
-const REFUSED = ['local/stack.ts', 'lambdas/usecases/inboxes.ts', 'lambdas/store/probe.ts', 'cli/local-admin.ts', 'bin/tempmail.ts'];
-const ACCEPTED = ['lambdas/config/app-config.ts', 'lambdas/config/process-env.ts', 'local/config.ts'];
+const REFUSED = ['local/stack.ts', 'lambdas/usecases/inboxes.ts', 'lambdas/store/probe.ts', 'cli/local-admin.ts', 'bin/tempmail.ts', 'local/aws/functions.ts', 'local/aws/template-runner.ts'];
+const ACCEPTED = ['lambdas/config/app-config.ts', 'lambdas/config/process-env.ts', 'local/config.ts', 'local/aws/template-config.ts'];
 const READ = 'export const port = process.env.PORT;\n';
 
 /** The rules each probe file breaks, linted as if `READ` were that file (nothing is written). */
