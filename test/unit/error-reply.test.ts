@@ -8,6 +8,8 @@ import { ApiError, DependencyUnavailable, notFound } from '../../lambdas/core/er
 import { errorReply } from '../../lambdas/contract/error-reply';
 import { apiHandler } from '../../lambdas/http/api-handler';
 import { logger } from '../../lambdas/app/logger';
+import { installContext } from '../../lambdas/app/current';
+import type { AppContext } from '../../lambdas/usecases/context';
 
 const body = (text: string) => JSON.parse(text) as { error: { code: number; message: string } };
 
@@ -49,6 +51,10 @@ describe('the API handlers\' adapter', () => {
     ({ requestContext: { requestId, authorizer: { accountId: 'acct', plan: 'dev' } }, pathParameters: null, queryStringParameters: null, body: null }) as unknown as APIGatewayProxyEvent;
   const context = { functionName: 'test', awsRequestId: 'x', getRemainingTimeInMillis: () => 60_000 } as unknown as Context;
 
+  // The adapter hands each run the installed context; this one only has what the adapter itself reads (CORS). Without
+  // one, the adapter would build a context from this process's environment, which names no store (a 500 of its own).
+  beforeAll(() => installContext({ settings: { corsOrigin: '*' } } as unknown as AppContext));
+  afterAll(() => installContext(undefined));
   afterEach(() => jest.restoreAllMocks());
 
   it.each([
