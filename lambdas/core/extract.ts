@@ -187,13 +187,20 @@ function* htmlLinks(html: string): Generator<FoundLink> {
   }
 }
 
+/**
+ * An http(s) URL in running text: it ends at white space, a quote, an angle bracket or a square bracket. html-to-text
+ * writes an image as `[src]` right before a link's `Text [href]`, and RFC 3986 allows brackets only around an IPv6
+ * host, which is kept (http://[::1]:8080/). Used by the links of a text and by the snapshot's URL rules.
+ */
+export const TEXT_URL = /https?:\/\/(?:\[[0-9a-f:.]+\][^\s<>"'`[\]]*|[^\s<>"'`[\]]+)/gi;
+
 /** http(s) links of a text, each with the words before it on its line. */
 function* textLinks(text: string): Generator<FoundLink> {
   const doc = text.slice(0, LINK_SCAN_CHARS);
   const newline = forwardFinder(doc, '\n');
   let lineStart = 0;
   let previousEnd = 0;
-  for (const match of doc.matchAll(/https?:\/\/[^\s<>"'`]+/gi)) {
+  for (const match of doc.matchAll(TEXT_URL)) {
     for (let next = newline(lineStart); next !== -1 && next < match.index; next = newline(lineStart)) lineStart = next + 1;
     const label = trimOf(doc.slice(Math.max(lineStart, previousEnd, match.index - LINK_TEXT_CHARS * 2), match.index), ' \t\r:：([<>|-–—,;.)]').replace(/\s+/g, ' ');
     previousEnd = match.index + match[0].length;

@@ -6,7 +6,7 @@
  * text, then the HTML, and a value gets one placeholder wherever it appears (the same code in text and HTML is
  * <CODE-1> in both), numbered by first appearance. Pure and linear: mail is written by strangers.
  */
-import { extractVerification } from './extract';
+import { extractVerification, TEXT_URL } from './extract';
 
 export interface SnapshotInput {
   subject: string;
@@ -30,7 +30,6 @@ export const SECRET_PARAMETER =
 
 /** A value that looks generated: 16 or more URL-safe characters with a letter and a digit, a UUID, or a JWT. */
 const GENERATED = /^(?=[^/]*\d)(?=[^/]*[a-z])[a-z0-9_.~+=%-]{16,}$/i;
-const URL_PATTERN = /https?:\/\/[^\s<>"'`]+/gi;
 const MESSAGE_ID = /(<|&lt;)[^<>\s@&;]{1,200}@[^<>\s&;]{1,200}(>|&gt;)/g;
 const MONTH = '(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\\.?';
 const DAY_NAME = '(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}\\.?,?\\s';
@@ -142,7 +141,7 @@ export function snapshotOf(input: SnapshotInput): SnapshotFields {
     (s) => boundaries.reduce((out, b) => out.split(b).join(names.of('BOUNDARY', b)), s),
     (s) => s.replace(/(?<![\w=-])(?:-{2,}=_|--_|=_)(?:Part|NextPart|[0-9a-f]{3})[\w.=-]{4,200}/gi, (b) => names.of('BOUNDARY', b)),
     // 2. URLs: tracking parameters dropped; secret parameters, generated values and codes in them replaced.
-    (s) => s.replace(URL_PATTERN, (url) => normaliseUrl(url, names, codes, inbox)),
+    (s) => s.replace(TEXT_URL, (url) => normaliseUrl(url, names, codes, inbox)),
     // 3. Message ids: <local@host> (or &lt;…&gt; in HTML), and the mail's own Message-ID and In-Reply-To anywhere.
     (s) =>
       s.replace(MESSAGE_ID, (whole, open: string, close: string) => {

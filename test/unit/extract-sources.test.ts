@@ -47,6 +47,14 @@ describe('verification', () => {
     ]);
   });
 
+  it('ends a text link at a square bracket, as html-to-text writes an image before a link ([src]Text [href]); an IPv6 host keeps its own', () => {
+    // An HTML-only mail whose image precedes a link: its text once gave the link https://shop.example/logo.png]More.
+    const html = '<p><img src="https://shop.example/logo.png"><a href="https://shop.example/more">More</a></p><p>or http://[::1]:8080/p?q=1]</p>';
+    const text = convert(html, { wordwrap: false });
+    expect(extractLinks(html, text)).toEqual(['https://shop.example/more', 'https://shop.example/logo.png', 'http://[::1]:8080/p?q=1']);
+    expect(extractVerification('', text, '').links.map((l) => l.url)).toEqual(['https://shop.example/logo.png', 'https://shop.example/more', 'http://[::1]:8080/p?q=1']);
+  });
+
   it('lists a link once per url, text and source, and cuts a long text', () => {
     const long = 'word '.repeat(100);
     const v = extractVerification('', 'Go: https://x.test/a', `<a href="https://x.test/a">Go</a><a href="https://x.test/a">Go</a><a href="https://x.test/a">${long}</a>`);
