@@ -64,6 +64,8 @@ const RERUN = {
     'test/e2e/mcp-waits.test.ts',
     'test/integration/snapshot.test.ts',
     'test/integration/inbox-groups.test.ts',
+    'test/integration/extraction.test.ts',
+    'test/e2e/mcp-extract.test.ts',
   ],
 };
 

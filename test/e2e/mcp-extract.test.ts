@@ -1,7 +1,7 @@
 /**
  * extract_verification over stdio with the MCP SDK's own client (issue 24 item 3): codes and links with their sources
  * and link texts, the one code, the one link by its text, and the candidates listed (fenced) when there is no single
- * one. Mail over real SMTP to the shared stack (embedded and dynamodb projects).
+ * one. Mail over real SMTP to the shared stack (embedded, dynamodb and aws-template projects).
  */
 import { spawnSync } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -100,14 +100,17 @@ it('get_raw_message shows the MIME as received, fenced and bounded, with how muc
   expect(rest.structuredContent?.next_offset).toBeUndefined();
 });
 
+/** A public https URL (.example resolves nowhere): what every form takes, the template form's deployed rules too. */
+const HOOK = 'https://hooks.tempmail-test.example/mcp-hook';
+
 it('list_webhooks, create_webhook and delete_webhook manage the account webhooks; the secret is shown once', async () => {
-  const created = await call(client, 'create_webhook', { url: 'http://127.0.0.1:9/mcp-hook', events: ['message.received'], description: 'from MCP' });
+  const created = await call(client, 'create_webhook', { url: HOOK, events: ['message.received'], description: 'from MCP' });
   expect(created.isError).toBeFalsy();
   const hook = created.structuredContent!;
-  expect(hook).toMatchObject({ id: expect.any(String), url: 'http://127.0.0.1:9/mcp-hook', events: ['message.received'], description: 'from MCP', status: 'enabled', secret: expect.stringMatching(/^whsec_/) });
+  expect(hook).toMatchObject({ id: expect.any(String), url: HOOK, events: ['message.received'], description: 'from MCP', status: 'enabled', secret: expect.stringMatching(/^whsec_/) });
   expect(created.content[0].text).toContain(hook.secret);
   const listed = await call(client, 'list_webhooks', { limit: 100 });
-  expect(listed.structuredContent?.webhooks).toContainEqual(expect.objectContaining({ id: hook.id, url: 'http://127.0.0.1:9/mcp-hook' }));
+  expect(listed.structuredContent?.webhooks).toContainEqual(expect.objectContaining({ id: hook.id, url: HOOK }));
   expect(JSON.stringify(listed)).not.toContain(hook.secret);
   expect((await call(client, 'delete_webhook', { webhook_id: hook.id })).structuredContent).toEqual({ deleted: true });
   const again = await call(client, 'delete_webhook', { webhook_id: hook.id });

@@ -1,7 +1,7 @@
 /**
  * Codes and links test authors can trust (issue 24 item 3): a full message's `verification` names where each code
  * and link was found and each link's text, over real HTTP with mail over real SMTP; the typed client's code() and
- * link() pick exactly one or fail listing the candidates. Runs in the embedded and dynamodb projects.
+ * link() pick exactly one or fail listing the candidates. Runs in the embedded, dynamodb and aws-template projects.
  */
 import { code, link, TempMailClient, TempMailMatchError } from '../../client/src';
 import { http } from '../support/http';
