@@ -8,13 +8,14 @@ import type { Access } from '../lambdas/layout/functions';
 import { blobKeys } from '../lambdas/core/ports';
 
 /** On the table itself. */
-export const TABLE_ACTIONS: Record<'table:get' | 'table:query' | 'table:put' | 'table:update' | 'table:delete' | 'table:batch-write', readonly string[]> = {
+export const TABLE_ACTIONS: Record<'table:get' | 'table:query' | 'table:put' | 'table:update' | 'table:delete' | 'table:batch-write' | 'table:batch-get', readonly string[]> = {
   'table:get': ['dynamodb:GetItem'],
   'table:query': ['dynamodb:Query'],
   'table:put': ['dynamodb:PutItem'],
   'table:update': ['dynamodb:UpdateItem'],
   'table:delete': ['dynamodb:DeleteItem'],
   'table:batch-write': ['dynamodb:BatchWriteItem'],
+  'table:batch-get': ['dynamodb:BatchGetItem'],
 };
 
 /** On the account index and the group index only (their ARNs, not the table's). */

@@ -24,6 +24,8 @@ export interface Inbox {
   message_count: number;
   /** Expired inboxes are listed as such until they are removed (an hour after expiry). */
   status: 'active' | 'expired';
+  /** The group it was created in (lower-case), null for none. */
+  group: string | null;
 }
 
 export interface InboxList {

@@ -146,6 +146,8 @@ export const WaitQuery = z.strictObject({
 
 const timestamp = z.iso.datetime();
 
+const InboxGroup = described(z.nullable(z.string()), 'the group it was created in (lower-case), null for none');
+
 export const InboxCreated = named(
   z.object({
     id: z.string(),
@@ -153,7 +155,7 @@ export const InboxCreated = named(
     created_at: timestamp,
     expires_at: timestamp,
     ttl: count(),
-    group: described(z.nullable(z.string()), 'the group it was created in (lower-case), null for none'),
+    group: InboxGroup,
   }),
   'InboxCreated',
 );
@@ -166,6 +168,7 @@ export const Inbox = named(
     expires_at: timestamp,
     message_count: count(),
     status: described(z.enum(['active', 'expired']), 'expired inboxes are listed as such until they are removed (an hour after expiry)'),
+    group: InboxGroup,
   }),
   'Inbox',
 );

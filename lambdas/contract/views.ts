@@ -23,6 +23,7 @@ export const inboxView = (inbox: InboxListing, nowMs: number) => ({
   expires_at: inbox.expires_at,
   message_count: inbox.message_count,
   status: isExpired(inbox.expires_at_epoch, nowMs) ? ('expired' as const) : ('active' as const),
+  group: inbox.group ?? null,
 });
 
 /** A message in a list: its MESSAGE_SUMMARY_FIELDS (core/model.ts), null for what a record from before lacks. */

@@ -35,7 +35,7 @@ export interface InboxRecord {
 }
 
 /** What an inbox list shows of each inbox (an index projects only these on AWS: lambdas/layout/table-layout.ts). */
-export type InboxListing = Pick<InboxRecord, 'id' | 'email' | 'created_at' | 'expires_at' | 'expires_at_epoch' | 'message_count' | 'deleting'>;
+export type InboxListing = Pick<InboxRecord, 'id' | 'email' | 'created_at' | 'expires_at' | 'expires_at_epoch' | 'message_count' | 'deleting' | 'group'>;
 
 /**
  * What routing mail to an inbox needs; the address claim carries it, so a recipient costs one read. `created_at` is

@@ -16,7 +16,7 @@ export const DEPLOYED_STORE: StoreKind = 'dynamodb';
 /**
  * What a function's code calls, one DynamoDB action each (lib/permissions.ts): a function is granted what its own
  * code path issues, nothing more. Transactions are authorised item by item (a Put in TransactWriteItems needs
- * PutItem), and no code issues ConditionCheck or BatchGetItem, so neither is an access. `accounts:query` is the
+ * PutItem), and no code issues ConditionCheck, so it is no access. `accounts:query` is the
  * account index, which only GET /v1/inboxes and POST /v1/inboxes (counting the live inboxes) query. `bucket:*` act
  * on inboxes' objects (`inboxes/`), `inbound:*` on the raw mail SES drops (`inbound/`), which only ingest may touch.
  */
@@ -33,6 +33,8 @@ export type Access =
   | 'table:delete'
   /** BatchWriteItem (deletes of an inbox's messages, 25 at a time) */
   | 'table:batch-write'
+  /** BatchGetItem (the groups of a page of the account's inboxes, which the account index does not project) */
+  | 'table:batch-get'
   /** Query on the account index (inboxes_by_account) */
   | 'accounts:query'
   /** Query on the group index (inboxes_by_group): GET and DELETE /v1/inboxes?group= */
@@ -68,7 +70,7 @@ export interface RouteFunction {
 }
 
 export const ROUTE_FUNCTIONS: Readonly<Record<RouteName, RouteFunction>> = {
-  listInboxes: { handler: 'api/list-inboxes', access: ['accounts:query', 'groups:query'] },
+  listInboxes: { handler: 'api/list-inboxes', access: ['accounts:query', 'groups:query', 'table:batch-get'] },
   createInbox: { handler: 'api/create-inbox', access: ['accounts:query', 'table:put'] },
   // A group's inboxes (its index), each read and deleted as deleteInbox does, for at most its budget.
   deleteInboxes: { handler: 'api/delete-inboxes', access: ['groups:query', 'table:get', 'table:update', 'table:query', 'table:batch-write', 'table:delete', 'bucket:list', 'bucket:delete'], timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS },

@@ -26,7 +26,10 @@ export const EXPIRY_ATTRIBUTE = 'expiry_epoch';
  * `inboxes_by_account` lists an account's inboxes newest first (GET /v1/inboxes). It is sparse: its partition key
  * is an attribute only inbox items carry (`inbox_account_id`), so address claims, API keys and webhooks, which carry
  * `account_id` too, are not in it, and a page needs no filter. It projects what the list view shows (contract/views.ts
- * inboxView, and `deleting`, which hides an inbox being deleted), not the whole item.
+ * inboxView, and `deleting`, which hides an inbox being deleted), not the whole item, except `group`, which came after
+ * it: a projection cannot change without replacing the index (two deploys), so a page of the account's list reads its
+ * inboxes' groups from their items in one BatchGetItem (up to 100 small items, half a read unit each: at most 50
+ * read units a page; docs/DEPLOY.md). A group's list knows its group.
  *
  * `message_count` is projected, so each message stored or deleted also writes the inbox's index copy: one write
  * unit more per message (the copy is under 1 KB), 13 instead of 12 for a message's ingest. Not projecting it would

@@ -3,7 +3,7 @@
  * lifetime and removal. The reads of its messages are in dynamo-message-reads.ts, storing one in
  * dynamo-put-message.ts, the account-wide items (keys, storage usage) in dynamo-account-store.ts.
  */
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, GetCommand, QueryCommand, UpdateCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { InboxPosition } from '../core/cursor';
 import { removalEpoch } from '../core/inbox';
 import type { InboxListing, InboxRecord, InboxRoute, MessageRecord, MessageSummary } from '../core/model';
@@ -95,7 +95,25 @@ export class DynamoInboxStore extends DynamoAccountStore implements InboxStore, 
     read.sort((a, b) => compareAge(b, a));
     const shown = read.slice(0, limit);
     const end = shown[shown.length - 1];
-    return { items: shown, last: read.length > limit ? { created_at: end.created_at, id: end.id } : undefined };
+    const items = group === undefined ? await this.withGroups(shown) : shown.map((inbox) => ({ ...inbox, group }));
+    return { items, last: read.length > limit ? { created_at: end.created_at, id: end.id } : undefined };
+  }
+
+  /**
+   * The account index does not project `group` (table-layout.ts ACCOUNT_INDEX): a page's inboxes read it from their
+   * items, in one BatchGetItem (a page holds at most MAX_PAGE_SIZE, 100, the most one BatchGetItem takes).
+   */
+  private async withGroups(inboxes: InboxListing[]): Promise<InboxListing[]> {
+    const groups = new Map<string, string>();
+    let wanted = inboxes.map((inbox) => keys.inbox(inbox.id));
+    for (let attempt = 0; wanted.length > 0; attempt++) {
+      const request = { Keys: wanted, ProjectionExpression: '#id, #group', ExpressionAttributeNames: { '#id': 'id', '#group': 'group' } };
+      const out = await this.call(() => this.db.send(new BatchGetCommand({ RequestItems: { [this.table]: request } })));
+      for (const item of out.Responses?.[this.table] ?? []) if (typeof item.group === 'string') groups.set(item.id as string, item.group);
+      wanted = (out.UnprocessedKeys?.[this.table]?.Keys ?? []) as typeof wanted;
+      if (wanted.length > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+    }
+    return inboxes.map((inbox) => (groups.has(inbox.id) ? { ...inbox, group: groups.get(inbox.id) } : inbox));
   }
 
   /** A count of the account index, read until `atMost` (each page reads at most 1 MB). */

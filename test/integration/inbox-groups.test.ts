@@ -96,3 +96,23 @@ it('works through the typed client: createInbox with a group, listInboxes({ grou
   expect(await client.deleteInboxes(group)).toEqual({ deleted_count: 2, finished: true });
   await expect(client.getInbox(a.id)).rejects.toMatchObject({ status: 404 });
 });
+
+it("answers each inbox's group on GET inbox and in the list items, with and without ?group= (null for none), also through the client", async () => {
+  const group = freshGroup();
+  const grouped = (await api('POST', '/v1/inboxes', { group })).body;
+  const plain = (await api('POST', '/v1/inboxes', {})).body;
+  expect((await api('GET', `/v1/inboxes/${grouped.id}`)).body).toMatchObject({ id: grouped.id, group: group.toLowerCase() });
+  expect((await api('GET', `/v1/inboxes/${plain.id}`)).body).toMatchObject({ id: plain.id, group: null });
+  // The account's list (on DynamoDB its index does not project the group: the page reads it from the items).
+  const page = (await api('GET', '/v1/inboxes?limit=100')).body.inboxes as Json[];
+  expect(page.filter((i) => i.id === grouped.id || i.id === plain.id).map((i) => [i.id, i.group])).toEqual([
+    [plain.id, null],
+    [grouped.id, group.toLowerCase()],
+  ]);
+  expect(page.every((i) => i.group === null || typeof i.group === 'string')).toBe(true);
+  expect((await api('GET', `/v1/inboxes?group=${group.toUpperCase()}`)).body.inboxes.map((i: Json) => [i.id, i.group])).toEqual([[grouped.id, group.toLowerCase()]]);
+  expect(await client.getInbox(grouped.id)).toMatchObject({ group: group.toLowerCase() });
+  expect((await client.listInboxes({ group })).inboxes.map((i) => i.group)).toEqual([group.toLowerCase()]);
+  await api('DELETE', `/v1/inboxes?group=${group}`);
+  await api('DELETE', `/v1/inboxes/${plain.id}`);
+});
