@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { eventually, sendMail } from '../support/mail';
 import { buildMcp, call, connect, fenceOf, SERVER } from '../support/mcp';
-import { sharedStack } from '../support/shared';
+import { sharedStack, testKind } from '../support/shared';
 
 const stack = sharedStack();
 let client: Client;
@@ -100,12 +100,16 @@ it('get_raw_message shows the MIME as received, fenced and bounded, with how muc
   expect(rest.structuredContent?.next_offset).toBeUndefined();
 });
 
-/** A public https URL (.example resolves nowhere): what every form takes, the template form's deployed rules too. */
-const HOOK = 'https://hooks.tempmail-test.example/mcp-hook';
+const HOOK = 'http://127.0.0.1:9/mcp-hook';
+/**
+ * The deployed rules take only a public https host that resolves (checked at create), which the shared template stack
+ * has none of: webhooks.test.ts proves the template form's webhooks with a stack and a stand-in internet of its own.
+ */
+const localForms = testKind() === 'aws-template' ? it.skip : it;
 
-it('list_webhooks, create_webhook and delete_webhook manage the account webhooks; the secret is shown once', async () => {
+localForms('list_webhooks, create_webhook and delete_webhook manage the account webhooks; the secret is shown once', async () => {
   const created = await call(client, 'create_webhook', { url: HOOK, events: ['message.received'], description: 'from MCP' });
-  expect(created.isError).toBeFalsy();
+  expect([created.isError ?? false, created.isError ? created.content[0].text : '']).toEqual([false, '']);
   const hook = created.structuredContent!;
   expect(hook).toMatchObject({ id: expect.any(String), url: HOOK, events: ['message.received'], description: 'from MCP', status: 'enabled', secret: expect.stringMatching(/^whsec_/) });
   expect(created.content[0].text).toContain(hook.secret);
