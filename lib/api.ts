@@ -54,6 +54,8 @@ export interface ApiProps {
   webhooks?: WebhookResources;
   /** Access-Control-Allow-Origin of every answer: `*` (default) or one origin. */
   corsOrigin?: string;
+  /** The mail checks' DNS servers (TEMPMAIL_CHECK_DNS of the checks function alone); default: Lambda's resolver. */
+  checkDns?: readonly string[];
 }
 
 /** The API's error body, as API Gateway itself must render it (the handlers render the same shape). */
@@ -158,6 +160,7 @@ export class Api extends Construct {
         ...(VIEWER_HANDLERS.includes(route.handler) ? { bundling: viewerBundling() } : route.re2 ? { bundling: re2Bundling() } : {}),
       });
       this.functions[route.name] = fn;
+      if (route.name === 'getMessageChecks' && props.checkDns?.length) fn.addEnvironment('TEMPMAIL_CHECK_DNS', props.checkDns.join(','));
       const resource = this.restApi.root.resourceForPath(route.path);
       // allowTestInvoke off: one invoke permission per method (this stage), not a second one for console tests.
       const method = resource.addMethod(route.method, new apigw.LambdaIntegration(fn, { allowTestInvoke: false }), {

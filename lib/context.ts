@@ -7,6 +7,7 @@
  *
  * Values arrive typed from cdk.json (a JSON list, true) and as strings from `-c` ("a,b", "true"); both are read.
  */
+import { isDnsServer } from '../lambdas/core/checks/authentication';
 import type { TempMailServiceProps } from './tempmail-service';
 
 export const CONTEXT_PREFIX = 'tempmail:';
@@ -25,6 +26,7 @@ export const CONTEXT_KEYS = {
   waitConcurrency: 'a whole number, 0 or more (0 reserves none)',
   sesReceivingRegions: 'AWS region names such as us-east-1 (a JSON list in cdk.json, a comma list with -c)',
   corsOrigin: '* or one origin such as https://app.yourco.dev (scheme, host, optional port; no path)',
+  checkDns: 'DNS servers the mail checks ask, ip or ip:port (a JSON list in cdk.json, a comma list with -c)',
 } as const;
 
 export type ContextKey = keyof typeof CONTEXT_KEYS;
@@ -32,7 +34,7 @@ export type ContextKey = keyof typeof CONTEXT_KEYS;
 /** The service's settings as context gives them (the construct's other props keep their defaults). */
 export type ContextSettings = Pick<
   TempMailServiceProps,
-  'domains' | 'hostedZone' | 'activateReceiptRuleSet' | 'tableDeletionProtection' | 'legacyAccountIndex' | 'alarmEmail' | 'concurrency' | 'sesReceivingRegions' | 'corsOrigin'
+  'domains' | 'hostedZone' | 'activateReceiptRuleSet' | 'tableDeletionProtection' | 'legacyAccountIndex' | 'alarmEmail' | 'concurrency' | 'sesReceivingRegions' | 'corsOrigin' | 'checkDns'
 >;
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
@@ -147,6 +149,9 @@ export function readContext(all: Record<string, unknown>): { settings: ContextSe
   if (regions && (regions.length === 0 || !regions.every((r) => REGION.test(r)))) refuse('sesReceivingRegions', get('sesReceivingRegions'));
   const corsOrigin = text('corsOrigin', (s) => s === '*' || /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i.test(s));
 
+  const checkDns = list('checkDns');
+  if (checkDns && (checkDns.length === 0 || !checkDns.every(isDnsServer))) refuse('checkDns', get('checkDns'));
+
   if (errors.length) return { errors };
   return {
     errors: [],
@@ -160,6 +165,7 @@ export function readContext(all: Record<string, unknown>): { settings: ContextSe
       concurrency: Object.fromEntries(Object.entries(concurrency).filter(([, v]) => v !== undefined)),
       sesReceivingRegions: regions,
       corsOrigin,
+      checkDns,
     },
   };
 }

@@ -28,6 +28,8 @@ export interface TempMailServiceProps {
   logRetention?: logs.RetentionDays;
   /** Access-Control-Allow-Origin of the API: `*` (default; keys travel in a header, never in cookies) or one origin. */
   corsOrigin?: string;
+  /** DNS servers (`ip` or `ip:port`) the mail checks' authentication section asks; default: the resolver Lambda gives. */
+  checkDns?: readonly string[];
   /** Put the stack outputs the `tempmail` CLI reads on the enclosing stack. Default true. */
   outputs?: boolean;
   /** Subscribed to the alarm topic by e-mail (SNS sends a confirmation link first). */
@@ -76,7 +78,7 @@ export class TempMailService extends Construct {
     const concurrency = { ...DEFAULT_CONCURRENCY, ...props.concurrency };
     // Before the API: its webhook routes are granted the key and the delivery queue.
     this.webhooks = new Webhooks(this, 'Webhooks', { ...data, removalPolicy: props.removalPolicy });
-    this.api = new Api(this, 'Api', { ...data, concurrency, webhooks: this.webhooks, corsOrigin: props.corsOrigin });
+    this.api = new Api(this, 'Api', { ...data, concurrency, webhooks: this.webhooks, corsOrigin: props.corsOrigin, checkDns: props.checkDns });
     // Payloads link to the full message in the API.
     this.webhooks.dispatcher.addEnvironment('TEMPMAIL_API_URL', this.api.restApi.url);
     this.mail = new MailIngest(this, 'Mail', {

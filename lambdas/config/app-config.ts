@@ -5,6 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { parseDomains } from '../core/address';
+import { isDnsServer } from '../core/checks/authentication';
 import { parseCorsOrigin } from '../contract/cors';
 import { loadPlans, type Plan, type PlanName } from '../core/plans';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, DELIVERY_TIMEOUT_MS } from '../core/webhook-retries';
@@ -192,7 +193,7 @@ export function appConfig(input: {
 function parseDnsServers(value: string | undefined): string[] {
   const servers = (value ?? '').split(',').map((v) => v.trim()).filter(Boolean);
   for (const server of servers) {
-    if (!/^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-fA-F:]+\](:\d{1,5})?|[0-9a-fA-F:]+)$/.test(server)) {
+    if (!isDnsServer(server)) {
       throw new ConfigError(`TEMPMAIL_CHECK_DNS must list DNS server addresses (ip or ip:port), not "${server}"`);
     }
   }

@@ -24,6 +24,8 @@ export interface TemplateRunConfig {
   templateFile?: string;
   /** Given to a synth as tempmail:domains context. */
   synthDomains?: string[];
+  /** TEMPMAIL_CHECK_DNS, given to a synth as tempmail:checkDns: the checks function's DNS, as a deployer sets it. */
+  synthCheckDns?: string;
   dynamoPort?: number;
   s3Port?: number;
   seedKeys: { plan: PlanName; key: string }[];
@@ -101,6 +103,7 @@ export function templateConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Tem
     dataDir: path.resolve(env.TEMPMAIL_DATA_DIR || DEFAULT_TEMPLATE_DATA_DIR),
     templateFile: env.TEMPMAIL_TEMPLATE || undefined,
     synthDomains,
+    synthCheckDns: env.TEMPMAIL_CHECK_DNS || undefined,
     dynamoPort: port('TEMPMAIL_DYNAMODB_PORT'),
     s3Port: port('TEMPMAIL_S3_PORT'),
     seedKeys: parseSeedKeys(env.TEMPMAIL_SEED_KEYS),

@@ -99,7 +99,7 @@ export async function startTemplateStack(config: TemplateRunConfig, log: (line: 
     for (const stop of stops.reverse()) await Promise.resolve(stop()).catch((error) => log(`[aws] stopping: ${(error as Error).message}`));
   };
   try {
-    const location = locateTemplate({ templateFile: config.templateFile, domains: config.synthDomains, log });
+    const location = locateTemplate({ templateFile: config.templateFile, domains: config.synthDomains, checkDns: config.synthCheckDns, log });
     const template = JSON.parse(fs.readFileSync(location.file, 'utf8'));
     const [sqsPort, dynamoPort, s3Port] = await Promise.all([freePort(), config.dynamoPort ?? freePort(), config.s3Port ?? freePort()]);
     const loopback = '127.0.0.1';

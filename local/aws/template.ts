@@ -69,20 +69,21 @@ export const SYNTH_STAMP = 'tempmail-local-synth.json';
 
 const digestOf = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
-/** The stamp start:aws writes after its synth of `templateFile` for `domains`. */
-export function synthStamp(domains: string[] | undefined, templateFile: string): string {
-  return JSON.stringify({ domains: domains ?? null, template: digestOf(templateFile) });
+/** The stamp start:aws writes after its synth of `templateFile` for `domains` (and the checks' DNS, when given). */
+export function synthStamp(domains: string[] | undefined, templateFile: string, checkDns?: string): string {
+  return JSON.stringify({ domains: domains ?? null, ...(checkDns ? { checkDns } : {}), template: digestOf(templateFile) });
 }
 
 /** Why the template at `templateFile` is not the one start:aws synthesized for `domains` (stamp text given), if so. */
-export function stampMismatch(stamp: string | undefined, domains: string[] | undefined, templateFile: string): string | undefined {
-  let stamped: { domains?: unknown; template?: unknown } = {};
+export function stampMismatch(stamp: string | undefined, domains: string[] | undefined, templateFile: string, checkDns?: string): string | undefined {
+  let stamped: { domains?: unknown; checkDns?: unknown; template?: unknown } = {};
   try {
     stamped = stamp ? (JSON.parse(stamp) as typeof stamped) : {};
   } catch {
     // an unreadable stamp is no stamp
   }
   if (JSON.stringify(stamped.domains ?? null) !== JSON.stringify(domains ?? null)) return 'cdk.out was synthesized for other domains';
+  if ((stamped.checkDns ?? null) !== (checkDns ?? null)) return 'cdk.out was synthesized for another TEMPMAIL_CHECK_DNS';
   if (stamped.template !== digestOf(templateFile)) return 'cdk.out was written by another synth since start:aws made it';
   return undefined;
 }
@@ -101,9 +102,10 @@ function stackOfAssembly(outDir: string): TemplateLocation {
 /**
  * The template to run: TEMPMAIL_TEMPLATE when set (its assets beside it; the stack named after the file), else the
  * stack in cdk.out, synthesized first when missing, older than the sources, or synthesized for other domains.
- * `domains`: passed to the synth as context (cdk.json ships example domains, which synth refuses).
+ * `domains`: passed to the synth as context (cdk.json ships example domains, which synth refuses); `checkDns` likewise
+ * (tempmail:checkDns: the checks function's TEMPMAIL_CHECK_DNS, as a deployer would set it).
  */
-export function locateTemplate(options: { templateFile?: string; domains?: string[]; log: (line: string) => void }): TemplateLocation {
+export function locateTemplate(options: { templateFile?: string; domains?: string[]; checkDns?: string; log: (line: string) => void }): TemplateLocation {
   if (options.templateFile) {
     const file = path.resolve(options.templateFile);
     if (!fs.existsSync(file)) throw new Error(`TEMPMAIL_TEMPLATE: no such file: ${file}`);
@@ -120,16 +122,19 @@ export function locateTemplate(options: { templateFile?: string; domains?: strin
   }
   if (location && !fs.existsSync(location.file)) reason = 'no template in cdk.out';
   else if (location && fs.statSync(location.file).mtimeMs < Math.max(...SOURCES.map((s) => newestMtime(path.join(ROOT, s))))) reason = 'cdk.out is older than the sources';
-  else if (location) reason = stampMismatch(fs.existsSync(stampFile) ? fs.readFileSync(stampFile, 'utf8') : undefined, options.domains, location.file);
+  else if (location) reason = stampMismatch(fs.existsSync(stampFile) ? fs.readFileSync(stampFile, 'utf8') : undefined, options.domains, location.file, options.checkDns);
   if (!reason) return location!;
   options.log(`[template] ${reason}: synthesizing with the CDK app (cdk synth)`);
   const started = Date.now();
-  const context = options.domains ? ['-c', `tempmail:domains=${options.domains.join(',')}`] : [];
+  const context = [
+    ...(options.domains ? ['-c', `tempmail:domains=${options.domains.join(',')}`] : []),
+    ...(options.checkDns ? ['-c', `tempmail:checkDns=${options.checkDns}`] : []),
+  ];
   const cdk = path.join(ROOT, 'node_modules', '.bin', 'cdk');
   const run = spawnSync(cdk, ['synth', '--quiet', '--output', outDir, ...context], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (run.status !== 0) throw new Error(`cdk synth failed (exit ${run.status}):\n${(run.stderr || run.stdout || '').slice(-4000)}`);
   const synthesized = stackOfAssembly(outDir);
-  fs.writeFileSync(stampFile, synthStamp(options.domains, synthesized.file));
+  fs.writeFileSync(stampFile, synthStamp(options.domains, synthesized.file, options.checkDns));
   options.log(`[template] synthesized in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return synthesized;
 }

@@ -53,11 +53,11 @@ it('refuses a name that is not a domain, and four domains', async () => {
   expectRefusals(four.stdout + four.stderr, [`tempmail:domains is "a.yourco.dev,b.yourco.dev,c.yourco.dev,d.yourco.dev" (4 domains): it takes ${CONTEXT_KEYS.domains}`]);
 }, 600_000);
 
-it('synthesizes with one domain (the local form runs with one too)', async () => {
+it('synthesizes with one domain (the local form runs with one too), and tempmail:checkDns reaches the checks function alone', async () => {
   const out = outdir();
   const app = await run(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/app.ts'], {
     CDK_OUTDIR: out,
-    CDK_CONTEXT_JSON: JSON.stringify({ 'tempmail:domains': 'mail.yourco.dev', 'tempmail:activateReceiptRuleSet': 'false', 'aws:cdk:bundling-stacks': [] }),
+    CDK_CONTEXT_JSON: JSON.stringify({ 'tempmail:domains': 'mail.yourco.dev', 'tempmail:activateReceiptRuleSet': 'false', 'tempmail:checkDns': '10.0.0.2, [2001:db8::53]:5353', 'aws:cdk:bundling-stacks': [] }),
   });
   expect(app).toMatchObject({ status: 0, stderr: '' });
   const template = JSON.parse(fs.readFileSync(path.join(out, `${STACK_NAME}.template.json`), 'utf8')) as { Resources: Record<string, { Type: string; Properties: Record<string, Json> }> };
@@ -65,4 +65,8 @@ it('synthesizes with one domain (the local form runs with one too)', async () =>
   expect(identities).toEqual(['mail.yourco.dev']);
   const domainsSeen = new Set(Object.values(template.Resources).flatMap((r) => (r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.TEMPMAIL_DOMAINS ? [r.Properties.Environment.Variables.TEMPMAIL_DOMAINS] : [])));
   expect([...domainsSeen]).toEqual(['mail.yourco.dev']);
+  const withDns = Object.entries(template.Resources).flatMap(([id, r]) =>
+    r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.TEMPMAIL_CHECK_DNS ? [[id.replace(/[0-9A-F]{8}$/, ''), r.Properties.Environment.Variables.TEMPMAIL_CHECK_DNS]] : [],
+  );
+  expect(withDns).toEqual([['TempMailApiGetMessageChecksFunction', '10.0.0.2,[2001:db8::53]:5353']]);
 }, 600_000);

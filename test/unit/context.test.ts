@@ -72,6 +72,13 @@ test('the other settings: an address, regions, an origin', () => {
   ]);
 });
 
+test('tempmail:checkDns: DNS servers for the checks function, as a list or a comma list; anything else refused', () => {
+  expect(readContext({ ...ok, 'tempmail:checkDns': '10.0.0.2, 10.0.0.3:5353' }).settings?.checkDns).toEqual(['10.0.0.2', '10.0.0.3:5353']);
+  expect(readContext({ ...ok, 'tempmail:checkDns': ['[2001:db8::53]:53'] }).settings?.checkDns).toEqual(['[2001:db8::53]:53']);
+  expect(readContext(ok).settings?.checkDns).toBeUndefined();
+  expect(refusals({ ...ok, 'tempmail:checkDns': 'dns.google' })).toEqual([`tempmail:checkDns is "dns.google": it takes ${CONTEXT_KEYS.checkDns}`]);
+});
+
 test('an unknown tempmail: key is refused with the nearest setting; other context is not ours to judge', () => {
   expect(refusals({ 'tempmail:domain': 'mail.yourco.dev', 'aws:cdk:bundling-stacks': [], '@aws-cdk/core:newStyleStackSynthesis': true })).toEqual([
     expect.stringMatching(/^tempmail:domain is not a TempMail setting \(did you mean tempmail:domains\?\); the settings are tempmail:domains, /),

@@ -27,3 +27,11 @@ it('refuses a template written since by another synth, or made for other domains
   expect(stampMismatch(undefined, undefined, file)).toMatch(/another synth/);
   expect(stampMismatch('not json', undefined, file)).toMatch(/another synth/);
 });
+
+it('synthesizes again for another TEMPMAIL_CHECK_DNS (tempmail:checkDns sets the checks function\'s DNS)', () => {
+  fs.writeFileSync(file, JSON.stringify({ Resources: { Table: { Type: 'AWS::DynamoDB::Table' } } }));
+  const stamp = synthStamp(['tempmail.local'], file, '127.0.0.1:1');
+  expect(stampMismatch(stamp, ['tempmail.local'], file, '127.0.0.1:1')).toBeUndefined();
+  expect(stampMismatch(stamp, ['tempmail.local'], file)).toMatch(/another TEMPMAIL_CHECK_DNS/);
+  expect(stampMismatch(synthStamp(['tempmail.local'], file), ['tempmail.local'], file, '127.0.0.1:1')).toMatch(/another TEMPMAIL_CHECK_DNS/);
+});

@@ -23,6 +23,9 @@ export interface AuthenticationReport {
   cutShort?: string;
 }
 
+/** A DNS server as node's resolver takes it: `ip` or `ip:port`, IPv6 in brackets when it has a port (TEMPMAIL_CHECK_DNS). */
+export const isDnsServer = (server: string): boolean => /^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-fA-F:]+\](:\d{1,5})?|[0-9a-fA-F:]+)$/.test(server);
+
 const outcome = (id: string, o: AuthOutcome, what: string): Finding => ({ id, result: o.result, detail: `${what}: ${o.reason}`.slice(0, 1000) });
 
 export function authenticationSection(report: AuthenticationReport | null, unavailable: string | null, ses: AuthVerdicts): Section {
