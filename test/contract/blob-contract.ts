@@ -25,6 +25,17 @@ export function blobContract(storesOf: () => Stores): void {
       return bytes;
     }
 
+    it('puts an object given as chunks (a large body made in slices) as their bytes in order, small or file-sized', async () => {
+      const prefix = `contract/${unique('k')}/`;
+      const small = [Buffer.from('{"a":'), Buffer.from('"\u00e9"'), Buffer.alloc(0), Buffer.from('}')];
+      await stores.blobs.put(`${prefix}small`, small, 'application/json');
+      expect(await stores.blobs.get(`${prefix}small`)).toEqual(Buffer.concat(small));
+      const large = [randomBytes(FILE_BLOB_MIN_BYTES), randomBytes(1000), randomBytes(FILE_BLOB_MIN_BYTES)];
+      await stores.blobs.put(`${prefix}large`, large, 'application/json');
+      expect((await stores.blobs.get(`${prefix}large`))!.equals(Buffer.concat(large))).toBe(true);
+      await stores.blobs.deletePrefix(prefix);
+    });
+
     it('puts, reads, heads (with metadata), copies, lists by prefix and deletes', async () => {
       const prefix = `contract/${unique('b')}/`;
       const bytes = Buffer.from([0, 1, 2, 255, 254, 10, 13]);
