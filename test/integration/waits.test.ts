@@ -166,6 +166,16 @@ describe('through the typed client', () => {
     const error = await client.expectNoMessage(inbox.id, { conditions: [{ field: 'subject', op: 'contains', value: 'order 2' }], timeout: 5 }).catch((e) => e);
     expect(error).toBeInstanceOf(TempMailApiError);
     expect(error).toMatchObject({ status: 409, details: { message_id: found.messages[1].id } });
+    // The shortest timeout still asks the server: it once returned without a request when the clock had moved a
+    // millisecond past its start. The clock here moves 2 ms at each reading, so that case happens every time.
+    const realNow = Date.now.bind(Date);
+    let readings = 0;
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 2 * readings++);
+    const atOnce = await client
+      .expectNoMessage(inbox.id, { conditions: [{ field: 'subject', op: 'contains', value: 'order 1' }], timeout: 1 })
+      .catch((e) => e)
+      .finally(() => clock.mockRestore());
+    expect(atOnce).toMatchObject({ status: 409, details: { message_id: found.messages[0].id } });
   });
 
   it('waitFor throws the 408 with its near misses when the time is up', async () => {
