@@ -4,5 +4,5 @@ import { deleteInbox } from '../usecases/inboxes';
 
 export const handler = apiHandler(CONTRACT.deleteInbox, async ({ params, caller, ctx }) => {
   await deleteInbox(ctx, caller, params.inbox_id);
-  return { status: 200, json: { deleted: true } };
+  return { status: 200, json: { deleted: true as const } };
 });

@@ -32,12 +32,24 @@ export interface HandlerInput<P, Q, B> {
  * JSON, or a redirect (to a pre-signed S3 URL). No raw bytes: the REST API declares no binary media types, so API
  * Gateway would pass a base64 body on as text, and Lambda's 6 MB response limit would cap it.
  */
-export type HandlerResult = { status: number; json: unknown; headers?: Record<string, string> } | { status: 301 | 302 | 303 | 307; redirect: string };
+export type HandlerResult<J = unknown> = { status: number; json: J; headers?: Record<string, string> } | { status: 301 | 302 | 303 | 307; redirect: string };
 
-interface Schemas<P, Q, B> {
+/** What a route's answers may hold: its response schema's input, or an other answer's (contract.ts). */
+type JsonOf<S> = S extends z.ZodMiniType<unknown, infer I> ? I : never;
+type OtherJson<O> = O extends Readonly<Record<number, { schema?: infer T }>> ? JsonOf<NonNullable<T>> : never;
+/**
+ * The JSON a handler may answer with, checked when compiling: the route's response schema, another answer's
+ * (`otherResponses`), or null for a 204 (no content). A route without a response schema may answer anything.
+ */
+export type AnswerJson<R, O> = JsonOf<R> | OtherJson<O> | (R extends z.ZodMiniType ? never : unknown) | null;
+
+interface Schemas<P, Q, B, R, O> {
   params?: ZodType<P>;
   query?: ZodType<Q>;
   body?: ZodType<B>;
+  /** The route's answer (contract.ts): a handler's `json` must fit it, or one of `otherResponses`. */
+  response?: R;
+  otherResponses?: O;
   /** False for the few documents served without a key. */
   auth?: boolean;
 }
@@ -116,9 +128,9 @@ function callerOf(event: APIGatewayProxyEvent): Caller {
   return { account_id: accountId, plan };
 }
 
-export function apiHandler<P = Record<string, never>, Q = Record<string, never>, B = Record<string, never>>(
-  schemas: Schemas<P, Q, B>,
-  run: (input: HandlerInput<P, Q, B>) => Promise<HandlerResult>,
+export function apiHandler<P = Record<string, never>, Q = Record<string, never>, B = Record<string, never>, R = unknown, O = never>(
+  schemas: Schemas<P, Q, B, R, O>,
+  run: (input: HandlerInput<P, Q, B>) => Promise<HandlerResult<AnswerJson<R, O>>>,
 ) {
   const base = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? randomUUID();
