@@ -14,12 +14,13 @@ import type { KeyStore } from '../core/ports';
 import type { IngestContext } from '../usecases/context';
 import type { awsKeyStore as AwsKeyStore } from '../store';
 import { contextOn } from './context-on';
+import { logger } from './logger';
 
 /** The AWS side, loaded only when a dynamodb context or key store is asked for: the embedded form loads no AWS SDK client. */
 const aws = () => require('./aws-context') as typeof import('./aws-context');
 
 export function appContext(config: AppConfig, now: () => number = Date.now): IngestContext {
-  const ctx = config.store.kind === 'embedded' ? contextOn(config, openEmbeddedStores(config.store), now) : aws().awsContext(config, now);
+  const ctx = config.store.kind === 'embedded' ? contextOn(config, openEmbeddedStores(config.store, (message) => logger.warn(message)), now) : aws().awsContext(config, now);
   // Large mail is parsed on a worker thread: the local stack serves everything else on its one event loop.
   return Object.assign(ctx, { mail: new ThreadedMailParser() });
 }

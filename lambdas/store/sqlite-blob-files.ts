@@ -35,7 +35,11 @@ export class BlobFiles {
   /** Names written or linked by this process whose row has not committed yet: never swept. */
   private readonly unsettled = new Set<string>();
 
-  constructor(readonly dir: string) {
+  /** `warn`: where a removal that failed is told (the app's logger, from the composition root). */
+  constructor(
+    readonly dir: string,
+    private readonly warn: (message: string) => void,
+  ) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
 
@@ -95,7 +99,7 @@ export class BlobFiles {
     await Promise.all(
       [...names].map((name) =>
         fsp.unlink(this.path(name)).catch((error) => {
-          if (!isMissing(error)) console.error(`[blobs] could not remove ${name}: ${(error as Error).message}`);
+          if (!isMissing(error)) this.warn(`[blobs] could not remove ${name}: ${(error as Error).message}`);
         }),
       ),
     );

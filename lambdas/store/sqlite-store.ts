@@ -42,11 +42,12 @@ function reclaimableBytes(engine: Engine): () => number {
   };
 }
 
-export function openEmbeddedStores(config: EmbeddedStoreConfig): Stores {
+/** `warn`: where the stores tell what they could not do but carried on past (a blob file not removed). */
+export function openEmbeddedStores(config: EmbeddedStoreConfig, warn: (message: string) => void): Stores {
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const engine = new Engine(path.join(config.dataDir, DATABASE_FILE));
   migrate(engine.db);
-  const files = new BlobFiles(path.join(config.dataDir, BLOB_FILES_DIR));
+  const files = new BlobFiles(path.join(config.dataDir, BLOB_FILES_DIR), warn);
   const blobs = new SqliteBlobStore(engine, new SignedLinks(signingSecret(config.dataDir), config.publicUrl), files);
   return {
     inboxes: new SqliteInboxStore(engine),

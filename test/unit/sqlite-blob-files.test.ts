@@ -12,7 +12,7 @@ import { buffer } from 'node:stream/consumers';
 import { appConfig } from '../../lambdas/config/app-config';
 import { appContext } from '../../lambdas/app/context';
 import type { Stores } from '../../lambdas/core/ports';
-import { BLOB_FILES_DIR, FILE_BLOB_MIN_BYTES } from '../../lambdas/store/sqlite-blob-files';
+import { BLOB_FILES_DIR, BlobFiles, FILE_BLOB_MIN_BYTES } from '../../lambdas/store/sqlite-blob-files';
 import { DATABASE_FILE } from '../../lambdas/store/sqlite-store';
 import { epochSeconds, REMOVAL_GRACE_SECONDS } from '../../lambdas/core/inbox';
 
@@ -164,4 +164,23 @@ it('frees the files under a prefix ahead of their rows for a delete on a full di
   expect((await stores.blobs.get('inboxes/i1/m1/body.json'))!.toString()).toBe('{}');
   expect(await stores.blobs.deletePrefix('inboxes/i1/')).toBe(2);
   expect(await stores.blobs.get('inboxes/i2/m1/raw.eml')).not.toBeNull();
+});
+
+describe('a blob file that cannot be removed', () => {
+  it('is told to the warn function the composition root gives (the app logger), not printed to the console', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-blob-files-'));
+    const told: string[] = [];
+    const console = jest.spyOn(global.console, 'error').mockImplementation();
+    try {
+      const files = new BlobFiles(dir, (message) => told.push(message));
+      const name = 'ab'.repeat(16);
+      fs.mkdirSync(files.path(name)); // unlink of a folder fails (EISDIR), as a file the disk cannot free would
+      await files.remove([name, 'cd'.repeat(16)]); // the second is already gone: fine, not told
+      expect(told).toEqual([expect.stringMatching(new RegExp(`^\\[blobs\\] could not remove ${name}: `))]);
+      expect(console).not.toHaveBeenCalled();
+    } finally {
+      console.mockRestore();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
