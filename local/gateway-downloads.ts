@@ -6,8 +6,10 @@
  * A link needs no key and lives for minutes, so it passes no authorizer and no plan's bucket: downloads have limits
  * of their own, per client address and per account (the owner of the inbox the object is in, whichever of its keys
  * asked for the link): a bucket of requests and a number of downloads in flight each. Beyond either, 429 in the API's
- * error format with Retry-After. TEMPMAIL_RATE_LIMITS=off turns them off with the plans' buckets.
+ * error format with Retry-After. TEMPMAIL_RATE_LIMITS=off turns them off with the plans' buckets. A Range header is
+ * answered as S3 answers it (lambdas/core/byte-range.ts).
  */
+import { contentRange } from '../lambdas/core/byte-range';
 import { ApiError } from '../lambdas/core/errors';
 import type { StoredStream } from '../lambdas/core/ports';
 import type { AppContext } from '../lambdas/usecases/context';
@@ -55,8 +57,9 @@ class Limiter {
   }
 }
 
-/** A download's answer: its headers and the object's stream, with `done` to call once the response has ended. */
+/** A download's answer: its status (206 for a byte range), headers and the object's stream, with `done` to call once the response has ended. */
 export interface DownloadReply {
+  status: 200 | 206;
   headers: Record<string, string>;
   stream: StoredStream;
   done: () => void;
@@ -94,17 +97,21 @@ export class DownloadLimits {
 }
 
 /**
- * A signed download link's answer, or an ApiError: 403 (edited or expired), 404 (gone), 429 with Retry-After past a
- * limit (`limits` undefined: none).
+ * A signed download link's answer, the whole object or the one byte range `range` (a Range header) asks for, or an
+ * ApiError: 403 (edited or expired), 404 (gone), 416 (a range past the end), 429 with Retry-After past a limit
+ * (`limits` undefined: none).
  */
-export async function serveDownload(ctx: AppContext, url: URL, address: string, limits: DownloadLimits | undefined): Promise<DownloadReply> {
+export async function serveDownload(ctx: AppContext, url: URL, address: string, limits: DownloadLimits | undefined, range?: string): Promise<DownloadReply> {
   const link = await downloadLink(ctx, url.pathname, url.searchParams);
   const admission = limits?.admit(address, link.accountId) ?? { release: () => undefined };
   if ('refused' in admission) throw new ApiError(429, admission.refused, { 'Retry-After': String(admission.wait) });
   try {
-    const stream = await openDownload(ctx, link);
+    const stream = await openDownload(ctx, link, range);
     return {
+      status: stream.span ? 206 : 200,
       headers: {
+        ...(stream.span ? { 'Content-Range': contentRange(stream.size, stream.span) } : {}),
+        'Accept-Ranges': 'bytes',
         'Content-Type': link.headers.contentType,
         'Content-Disposition': link.headers.contentDisposition,
         'X-Content-Type-Options': 'nosniff',

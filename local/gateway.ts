@@ -376,8 +376,8 @@ export class LocalGateway {
   /** A signed download link (local/gateway-downloads.ts): its errors are the gateway's own, in the error format. */
   private async download(req: http.IncomingMessage, url: URL, requestId: string): Promise<Reply> {
     try {
-      const served = await serveDownload(this.options.ctx, url, req.socket.remoteAddress ?? '', this.downloads);
-      return { status: 200, headers: { ...served.headers, 'X-Request-Id': requestId }, body: Buffer.alloc(0), stream: { from: served.stream, done: served.done } };
+      const served = await serveDownload(this.options.ctx, url, req.socket.remoteAddress ?? '', this.downloads, req.headers.range);
+      return { status: served.status, headers: { ...served.headers, 'X-Request-Id': requestId }, body: Buffer.alloc(0), stream: { from: served.stream, done: served.done } };
     } catch (error) {
       if (error instanceof ApiError) return ownError(error, requestId);
       throw error;
@@ -388,7 +388,7 @@ export class LocalGateway {
 /** A download's bytes as the client takes them: a client that stops reading holds a file open, not its bytes in memory. */
 function sendStream(req: http.IncomingMessage, res: http.ServerResponse, status: number, headers: Record<string, string>, { from, done }: { from: StoredStream; done: () => void }): void {
   res.once('close', done);
-  res.writeHead(status, { ...headers, 'Content-Length': String(from.size) });
+  res.writeHead(status, { ...headers, 'Content-Length': String(from.span ? from.span.end - from.span.start + 1 : from.size) });
   if (req.method === 'HEAD') {
     from.body.destroy();
     res.end();

@@ -1,5 +1,6 @@
 /** What the use cases need from storage, as small interfaces: DynamoDB and S3 adapters implement them. */
 import type { Readable } from 'node:stream';
+import type { ByteSpan } from './byte-range';
 import type { InboxPosition } from './cursor';
 import type { ApiKeyRecord, InboxListing, InboxRecord, InboxRoute, MailHeader, MessageRecord, MessageSummary } from './model';
 import type { AttemptResult } from './webhook-retries';
@@ -155,16 +156,19 @@ export interface DownloadHeaders {
 
 /** An object's bytes as a stream, read as it is sent, and its size (the response's Content-Length). */
 export interface StoredStream {
+  /** The object's bytes, or only the span's when `openStream`'s `pick` chose one (a Range request). */
   body: Readable;
+  /** The whole object's size. */
   size: number;
+  span?: ByteSpan;
 }
 
 /** The local form only: resolves and serves the download links its BlobStore signed (S3 serves its own on AWS). */
 export interface SignedDownloads {
   /** The object key and headers a link names; 'forbidden' for a link that was edited or has expired. */
   verify(path: string, query: URLSearchParams, nowMs: number): { key: string; headers: DownloadHeaders } | 'forbidden';
-  /** The object, streamed; null when it is gone. */
-  openStream(key: string): Promise<StoredStream | null>;
+  /** The object, streamed (only the span `pick` chooses once the size is known, if any); null when it is gone. */
+  openStream(key: string, pick?: (size: number) => ByteSpan | undefined): Promise<StoredStream | null>;
 }
 
 export interface WebhookStore {

@@ -8,6 +8,7 @@
  */
 import fsp from 'node:fs/promises';
 import { Readable } from 'node:stream';
+import type { ByteSpan } from '../core/byte-range';
 import { blobKeys, isChunks, type BlobBody, type BlobStore, type DownloadHeaders, type SignedDownloads, type StoredStream } from '../core/ports';
 import type { Engine } from './sqlite-engine';
 import type { SignedLinks } from './sqlite-signed-links';
@@ -56,20 +57,25 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
     return this.readStored(key, (row) => Buffer.from(row.content as Uint8Array), (file) => fsp.readFile(this.files.path(file)));
   }
 
-  /** The object's bytes as a stream (a file's read in chunks as they are sent), with its size; null when it is gone. */
-  async openStream(key: string): Promise<StoredStream | null> {
+  /**
+   * The object's bytes as a stream (a file's read in chunks as they are sent), with its size; null when it is gone.
+   * `pick` may choose a span of them once the size is known (a Range request).
+   */
+  async openStream(key: string, pick?: (size: number) => ByteSpan | undefined): Promise<StoredStream | null> {
     return this.readStored(
       key,
       (row) => {
         const content = Buffer.from(row.content as Uint8Array);
-        return { body: Readable.from([content]), size: content.length };
+        const span = pick?.(content.length);
+        return { body: Readable.from([span ? content.subarray(span.start, span.end + 1) : content]), size: content.length, span };
       },
       async (file) => {
         // Opened before it is streamed: a delete that removes the file meanwhile leaves this read whole.
         const handle = await fsp.open(this.files.path(file), 'r');
         try {
           const { size } = await handle.stat();
-          return { body: handle.createReadStream(), size };
+          const span = pick?.(size);
+          return { body: handle.createReadStream(span ? { start: span.start, end: span.end } : {}), size, span };
         } catch (error) {
           await handle.close();
           throw error;

@@ -2,9 +2,10 @@
  * The download links the local gateway serves (the embedded store signs them; on AWS S3 serves its own pre-signed
  * URLs). A link is checked first (403 for an edited or expired one), then the gateway applies its download limits to
  * the link's owner, then the object is opened as a stream (404 once it is gone): a 29 MB attachment is sent in
- * chunks read from its file, never held whole in memory.
+ * chunks read from its file, never held whole in memory, or only the byte range a `Range` header asks for.
  */
-import { forbidden, notFound } from '../core/errors';
+import { byteRange, contentRange, type RangeAnswer } from '../core/byte-range';
+import { ApiError, forbidden, notFound } from '../core/errors';
 import { blobKeys, type DownloadHeaders, type StoredStream } from '../core/ports';
 import type { AppContext } from './context';
 
@@ -23,8 +24,20 @@ export async function downloadLink(ctx: AppContext, path: string, query: URLSear
   return { ...link, accountId: inbox?.account_id ?? null };
 }
 
-export async function openDownload(ctx: AppContext, link: DownloadLink): Promise<StoredStream> {
-  const opened = await ctx.stores.downloads!.openStream(link.key);
+/**
+ * The object, or only the byte range a `Range` header asks for (its `span`), as S3 answers (core/byte-range.ts):
+ * 416 with `Content-Range: bytes *\/size` for a range past the end.
+ */
+export async function openDownload(ctx: AppContext, link: DownloadLink, range?: string): Promise<StoredStream> {
+  const picked: { answer: RangeAnswer } = { answer: { kind: 'whole' } };
+  const opened = await ctx.stores.downloads!.openStream(link.key, (size) => {
+    picked.answer = byteRange(range, size);
+    return picked.answer.kind === 'part' ? picked.answer : undefined;
+  });
   if (!opened) throw notFound('this object is no longer stored');
+  if (picked.answer.kind === 'unsatisfiable') {
+    opened.body.destroy();
+    throw new ApiError(416, `the range "${range}" is not satisfiable: the object has ${opened.size} bytes`, { 'Content-Range': contentRange(opened.size) });
+  }
   return opened;
 }
