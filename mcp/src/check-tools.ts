@@ -11,7 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { CheckSection, MessageChecks, TempMailClient } from 'tempmail-client';
 import { Cuts, fenced, oneLine, OUTPUT_LIMITS, UNTRUSTED_NOTICE } from './fence';
-import { inboxId, messageId, ok, tool } from './server';
+import { inboxId, messageId, ok, tool } from './tool-kit';
 
 const findingShape = z.object({ id: z.string(), result: z.string(), detail: z.string() });
 const sectionShape = z.object({

@@ -8,7 +8,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { code, link, TempMailMatchError, type Message, type TempMailClient } from 'tempmail-client';
 import { Cuts, fenced, OUTPUT_LIMITS, UNTRUSTED_NOTICE } from './fence';
-import { inboxId, messageId, ok, tool } from './server';
+import { inboxId, messageId, ok, tool } from './tool-kit';
 
 /** The one value `pick` chooses, or null with why (the reason lists sender-written candidates: it goes in the fence). */
 function picked(pick: () => string): { value: string | null; why: string | null } {

@@ -6,7 +6,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { TempMailClient } from 'tempmail-client';
-import { ok, tool } from './server';
+import { ok, tool } from './tool-kit';
 
 export const groupName = () => z.string().describe('A group: 1-32 of a-z 0-9 . _ -, starting and ending with a letter or digit (any case; stored lower-case)');
 

@@ -7,7 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { TempMailClient } from 'tempmail-client';
 import { Cuts, fenced, OUTPUT_LIMITS, sliceBody, UNTRUSTED_NOTICE } from './fence';
-import { inboxId, messageId, ok, tool } from './server';
+import { inboxId, messageId, ok, tool } from './tool-kit';
 
 const sliceShape = z.object({ part: z.enum(['text', 'html']), offset: z.number(), shown_chars: z.number(), total_chars: z.number(), next_offset: z.number().optional() });
 

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { TempMailApiError, type NearMiss, type TempMailClient } from 'tempmail-client';
 import { Cuts, fenced, OUTPUT_LIMITS, UNTRUSTED_NOTICE } from './fence';
 import { extractOutput, extractShape } from './extract-tools';
-import { DEFAULT_READING, inboxId, messageOutput, messageShape, ok, tool } from './server';
+import { DEFAULT_READING, inboxId, messageOutput, messageShape, ok, tool } from './tool-kit';
 
 /**
  * A wait tool's default: under the 60 s an MCP client gives a request by default (the TypeScript SDK's

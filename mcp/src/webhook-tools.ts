@@ -7,7 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { TempMailClient, Webhook } from 'tempmail-client';
 import { Cuts } from './fence';
-import { ok, tool } from './server';
+import { ok, tool } from './tool-kit';
 
 const EVENTS = ['message.received', 'inbox.expired'] as const;
 

@@ -3,9 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
 import type { Stores } from '../../lambdas/core/ports';
 import { FILE_BLOB_MIN_BYTES } from '../../lambdas/store/sqlite-blob-files';
-
-let counter = 0;
-const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}`;
+import { unique } from './records';
 
 export function blobContract(storesOf: () => Stores): void {
   describe('blobs', () => {

@@ -2,59 +2,22 @@
  * The storage ports' contract, one suite for every adapter set: the embedded store (SQLite) and the AWS adapters
  * (DynamoDB Local + the S3 server). What the use cases rely on is stated here once, so the two cannot drift.
  */
-import { messageIdFrom, newInboxId } from '../../lambdas/core/ids';
+import { newInboxId } from '../../lambdas/core/ids';
 import { epochSeconds, lifetime } from '../../lambdas/core/inbox';
-import type { InboxRecord, MessageRecord } from '../../lambdas/core/model';
-import { DISABLED_VERDICTS } from '../../lambdas/core/model';
+import type { InboxRecord } from '../../lambdas/core/model';
 import { blobKeys, type Stores } from '../../lambdas/core/ports';
 import type { AppContext } from '../../lambdas/usecases/context';
 import { createInbox, listInboxes, sweepExpired } from '../../lambdas/usecases/inboxes';
 import { issueKey, revokeKey } from '../../lambdas/usecases/keys';
 import { blobContract } from './blob-contract';
 import { groupContract } from './group-contract';
+import { DAY, inboxRecord, message, unique } from './records';
+
+export { DAY, inboxRecord, message };
 
 export interface Opened {
   ctx: AppContext;
   close(): Promise<void>;
-}
-
-export const DAY = '2026-11-23';
-let counter = 0;
-const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}`;
-
-export function inboxRecord(overrides: Partial<InboxRecord> = {}): InboxRecord {
-  return {
-    id: newInboxId(),
-    email: `${unique('c')}@tempmail.local`,
-    account_id: unique('acct_'),
-    plan: 'enterprise',
-    ttl: 3600,
-    message_count: 0,
-    ...lifetime(Date.now(), 3600),
-    ...overrides,
-  };
-}
-
-export function message(inbox: InboxRecord, n: number, extra: Partial<MessageRecord> = {}): MessageRecord {
-  const id = messageIdFrom(`${inbox.id}-${n}`, Date.UTC(2026, 10, 23, 12, 0, 0, n));
-  return {
-    id,
-    inbox_id: inbox.id,
-    from: `sender${n}@example.com`,
-    from_name: null,
-    to: inbox.email,
-    subject: `message ${n}`,
-    received_at: new Date(Date.UTC(2026, 10, 23, 12, 0, 0, n)).toISOString(),
-    size: 100 + n,
-    text: `body ${n}`,
-    html: '',
-    attachments: [],
-    codes: [],
-    links: [],
-    auth: DISABLED_VERDICTS,
-    raw_key: blobKeys.raw(inbox.id, id),
-    ...extra,
-  };
 }
 
 export function storeContract(name: string, open: () => Promise<Opened>): void {

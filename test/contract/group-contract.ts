@@ -3,10 +3,7 @@ import { epochSeconds } from '../../lambdas/core/inbox';
 import { blobKeys, type Stores } from '../../lambdas/core/ports';
 import type { AppContext } from '../../lambdas/usecases/context';
 import { createInbox, deleteInboxGroup, listInboxes } from '../../lambdas/usecases/inboxes';
-import { DAY, message } from './contract';
-
-let counter = 0;
-const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}`;
+import { DAY, message, unique } from './records';
 
 export function groupContract(contextOf: () => AppContext): void {
   describe('inbox groups', () => {
