@@ -5,7 +5,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS, type TempMailClient } from 'tempmail-client';
+import { DEFAULT_TTL_SECONDS, MIN_TTL_SECONDS, type Inbox, type TempMailClient } from 'tempmail-client';
 import { Cuts, fenced, OUTPUT_LIMITS, UNTRUSTED_NOTICE } from './fence';
 import { DEFAULT_READING, inboxId, messageId, messageOutput, messageShape, ok, summaryShape, tool } from './tool-kit';
 
@@ -16,6 +16,17 @@ import { registerCheckTools } from './check-tools';
 import { registerWebhookTools } from './webhook-tools';
 import { MCP_WAIT_SECONDS, registerWaitTools } from './wait-tools';
 import { groupName, registerGroupTools } from './group-tools';
+
+/** An inbox as GET /v1/inboxes/{id} and the list answer it, every field (an output schema refuses fields it lacks). */
+const inboxShape = {
+  id: z.string(),
+  email: z.string(),
+  created_at: z.string(),
+  expires_at: z.string(),
+  message_count: z.number(),
+  status: z.enum(['active', 'expired']),
+  group: z.string().nullable(),
+} satisfies { [K in keyof Inbox]-?: z.ZodType<Inbox[K]> };
 
 export interface ServerOptions {
   /**
@@ -61,7 +72,7 @@ export function createServer(client: TempMailClient, options: ServerOptions = {}
         "Lists the caller's inboxes, newest first: id, address, expiry, message count and status (expired inboxes are listed until they are removed). Use next_cursor as cursor for the next page.",
       inputSchema: z.strictObject({ limit: z.number().int().min(1).max(100).optional(), cursor: z.string().optional(), group: groupName().optional().describe('Only this group') }),
       outputSchema: {
-        inboxes: z.array(z.object({ id: z.string(), email: z.string(), created_at: z.string(), expires_at: z.string(), message_count: z.number(), status: z.string() })),
+        inboxes: z.array(z.object(inboxShape)),
         next_cursor: z.string().optional(),
       },
       annotations: { readOnlyHint: true, openWorldHint: true },
@@ -79,7 +90,7 @@ export function createServer(client: TempMailClient, options: ServerOptions = {}
       title: 'Get an inbox',
       description: 'Returns an inbox: its address, expiry and how many messages it holds.',
       inputSchema: z.strictObject({ inbox_id: inboxId }),
-      outputSchema: { id: z.string(), email: z.string(), created_at: z.string(), expires_at: z.string(), message_count: z.number(), status: z.string() },
+      outputSchema: inboxShape,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     ({ inbox_id }) => tool(async () => {
