@@ -125,6 +125,7 @@ describe('GET and DELETE /v1/inboxes/{id}', () => {
       expires_at: created.expires_at,
       message_count: 0,
       status: 'active',
+      group: null,
     });
   });
 

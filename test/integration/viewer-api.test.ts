@@ -50,7 +50,7 @@ describe('GET /v1/inboxes', () => {
     expect(whole.body.next_cursor).toBeUndefined();
     expect(whole.body.inboxes.map((i: { id: string }) => i.id).sort()).toEqual(created.map((c) => c.id).sort());
     const first = whole.body.inboxes[0];
-    expect(Object.keys(first).sort()).toEqual(['created_at', 'email', 'expires_at', 'id', 'message_count', 'status']);
+    expect(Object.keys(first).sort()).toEqual(['created_at', 'email', 'expires_at', 'group', 'id', 'message_count', 'status']);
     expect(first).toMatchObject({ status: 'active', message_count: 0 });
     const times = whole.body.inboxes.map((i: { created_at: string }) => i.created_at);
     expect([...times].sort().reverse()).toEqual(times);
