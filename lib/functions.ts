@@ -93,9 +93,9 @@ export function handlerFunction(scope: Construct, id: string, props: HandlerFunc
   if (actions.groupIndex.length) {
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: actions.groupIndex, resources: [`${props.table.tableArn}/index/${GROUP_INDEX.name}`] }));
   }
-  for (const [prefix, objectActions] of Object.entries(actions.objects)) {
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: objectActions, resources: [props.bucket.arnForObjects(`${prefix}*`)] }));
-    acknowledgeNag(fn, 'AwsSolutions-IAM5[bucket objects]', `AwsSolutions-IAM5[Resource::<${logicalIdOf(props.bucket)}.Arn>/${prefix}*]`);
+  for (const [pattern, objectActions] of Object.entries(actions.objects)) {
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: objectActions, resources: [props.bucket.arnForObjects(pattern)] }));
+    acknowledgeNag(fn, 'AwsSolutions-IAM5[bucket objects]', `AwsSolutions-IAM5[Resource::<${logicalIdOf(props.bucket)}.Arn>/${pattern}]`);
   }
   if (actions.listPrefixes.length) {
     // Listing only under those prefixes. Without an unconditional ListBucket S3 answers a missing key with 403

@@ -38,17 +38,22 @@ export const BUCKET_OBJECT_ACTIONS: Record<ObjectAccess, readonly string[]> = {
   'bucket:read': ['s3:GetObject'],
   'bucket:write': ['s3:PutObject'],
   'bucket:delete': ['s3:DeleteObject'],
+  'checks:cache': ['s3:PutObject'],
   'inbound:read': ['s3:GetObject'],
   'inbound:delete': ['s3:DeleteObject'],
 };
 
-/** The key prefix each object access applies to. */
-export const ACCESS_PREFIX: Record<ObjectAccess, string> = {
-  'bucket:read': blobKeys.INBOXES_PREFIX,
-  'bucket:write': blobKeys.INBOXES_PREFIX,
-  'bucket:delete': blobKeys.INBOXES_PREFIX,
-  'inbound:read': blobKeys.INBOUND_PREFIX,
-  'inbound:delete': blobKeys.INBOUND_PREFIX,
+/**
+ * The object keys each object access applies to, as an S3 resource pattern (`*` matches any characters, `/` too): a
+ * prefix and everything under it, or one kind of key in every message (the checks cache, whatever its inbox and message).
+ */
+export const ACCESS_OBJECTS: Record<ObjectAccess, string> = {
+  'bucket:read': `${blobKeys.INBOXES_PREFIX}*`,
+  'bucket:write': `${blobKeys.INBOXES_PREFIX}*`,
+  'bucket:delete': `${blobKeys.INBOXES_PREFIX}*`,
+  'checks:cache': blobKeys.checks('*', '*'),
+  'inbound:read': `${blobKeys.INBOUND_PREFIX}*`,
+  'inbound:delete': `${blobKeys.INBOUND_PREFIX}*`,
 };
 
 export interface ScopedActions {
@@ -58,7 +63,7 @@ export interface ScopedActions {
   accountIndex: string[];
   /** On the group index's ARN. */
   groupIndex: string[];
-  /** Object actions by key prefix (granted on arn/<prefix>*). */
+  /** Object actions by key pattern (ACCESS_OBJECTS, granted on arn/<pattern>). */
   objects: Record<string, string[]>;
   /** Prefixes s3:ListBucket may list (a condition on s3:prefix); empty: no ListBucket. */
   listPrefixes: string[];
@@ -83,7 +88,7 @@ export function actionsFor(access: readonly Access[]): ScopedActions {
     else if (a === 'bucket:list') continue;
     else if (a === 'secrets:seal' || a === 'secrets:open') WEBHOOK_ACTIONS[a].forEach((x) => key.add(x));
     else if (a === 'deliveries:send' || a === 'deliveries:dead-letter') continue;
-    else BUCKET_OBJECT_ACTIONS[a as ObjectAccess].forEach((x) => (objects[ACCESS_PREFIX[a as ObjectAccess]] ??= new Set()).add(x));
+    else BUCKET_OBJECT_ACTIONS[a as ObjectAccess].forEach((x) => (objects[ACCESS_OBJECTS[a as ObjectAccess]] ??= new Set()).add(x));
   }
   const queue = access.includes('deliveries:send') ? [...WEBHOOK_ACTIONS['deliveries:send']] : [];
   const deadLetters = access.includes('deliveries:dead-letter') ? [...WEBHOOK_ACTIONS['deliveries:dead-letter']] : [];

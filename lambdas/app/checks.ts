@@ -8,6 +8,7 @@ import { linkProber } from '../checks/link-probe';
 import { mailAuthenticator } from '../checks/mail-auth';
 import type { ChecksContext } from '../usecases/context';
 import { currentContext } from './current';
+import { logger } from './logger';
 
 export function currentChecksContext(): ChecksContext {
   const ctx = currentContext() as Partial<ChecksContext> & ReturnType<typeof currentContext>;
@@ -17,6 +18,7 @@ export function currentChecksContext(): ChecksContext {
     authenticator: mailAuthenticator({ servers: ctx.settings.checkDnsServers }),
     html: htmlInspector(),
     links: linkProber({ allowPrivate: ctx.settings.webhooks.allowPrivate }),
+    warn: (message, fields) => logger.warn(message, fields),
   };
   return ctx as ChecksContext;
 }

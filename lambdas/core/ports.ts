@@ -9,7 +9,7 @@ import type { MessageFilter } from './search';
 import type { AuthenticationReport } from './checks/authentication';
 import type { FeatureReport } from './checks/html';
 import type { LinkReport, LinkTarget } from './checks/links';
-import type { Finding } from './checks/model';
+import { CHECKS_CACHE_VERSION, type Finding } from './checks/model';
 
 export interface Page<T> {
   items: T[];
@@ -360,6 +360,8 @@ export const blobKeys = {
   raw: (inboxId: string, messageId: string) => `inboxes/${inboxId}/${messageId}/raw.eml`,
   body: (inboxId: string, messageId: string) => `inboxes/${inboxId}/${messageId}/body.json`,
   attachment: (inboxId: string, messageId: string, attachmentId: string) => `inboxes/${inboxId}/${messageId}/${attachmentId}`,
+  /** The message's checks cache (usecases/checks-cache.ts), named by the version of the rules that computed it. */
+  checks: (inboxId: string, messageId: string) => `inboxes/${inboxId}/${messageId}/checks-v${CHECKS_CACHE_VERSION}.json`,
   /** Where SES's S3 action (and the local SMTP stand-in) drops raw mail. */
   inbound: (sesMessageId: string) => `inbound/${sesMessageId}`,
   INBOUND_PREFIX: 'inbound/',

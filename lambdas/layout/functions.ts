@@ -44,6 +44,8 @@ export type Access =
   | 'bucket:read'
   | 'bucket:write'
   | 'bucket:delete'
+  /** PutObject of a message's checks cache only (blobKeys.checks), never its other objects: the checks function. */
+  | 'checks:cache'
   | 'inbound:read'
   | 'inbound:delete'
   /** Seal webhook signing secrets (KMS Encrypt on AWS; never Decrypt). */
@@ -89,7 +91,7 @@ export const ROUTE_FUNCTIONS: Readonly<Record<RouteName, RouteFunction>> = {
   getMessageSnapshot: { handler: 'api/get-message-snapshot', access: ['table:get', 'bucket:read'] },
   getRawMessage: { handler: 'api/get-raw-message', access: ['table:get', 'bucket:read'] },
   // Reads the message, its body object and its raw mail; DNS (the authentication section) needs no IAM.
-  getMessageChecks: { handler: 'api/get-message-checks', access: ['table:get', 'bucket:read'], timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS },
+  getMessageChecks: { handler: 'api/get-message-checks', access: ['table:get', 'bucket:read', 'checks:cache'], timeoutSeconds: MAX_ROUTE_TIMEOUT_SECONDS },
   listDomains: { handler: 'api/list-domains', access: [] },
   createWebhook: { handler: 'api/create-webhook', access: ['table:get', 'table:put', 'table:update', 'secrets:seal'] },
   listWebhooks: { handler: 'api/list-webhooks', access: ['table:query'] },

@@ -36,5 +36,11 @@ export interface IngestContext extends AppContext {
  * not in other bundles, and no other function makes requests to URLs found in mail).
  */
 export interface ChecksContext extends AppContext {
-  checks: { authenticator: MailAuthenticator; html: HtmlInspector; links: LinkProber };
+  checks: {
+    authenticator: MailAuthenticator;
+    html: HtmlInspector;
+    links: LinkProber;
+    /** Logs what went wrong without failing the check (the checks cache's failed reads and writes). */
+    warn(message: string, fields: Record<string, unknown>): void;
+  };
 }

@@ -32,3 +32,10 @@ export const skipped = (reason: string): Section => ({ status: 'skipped', reason
 
 /** The worst outcomes first: what a summary counts as a problem. */
 export const PROBLEMS: ReadonlySet<CheckResult> = new Set<CheckResult>(['fail', 'permerror', 'softfail', 'temperror', 'warn']);
+
+/**
+ * The version of the rules behind the sections a message's checks cache keeps (sender, html, accessibility): it is in
+ * the cached object's key (blobKeys.checks), so raising it when a rule, a bound or caniemail's data changes makes every
+ * older cache unread (each is computed afresh and stored under the new key; the old object goes with its message).
+ */
+export const CHECKS_CACHE_VERSION = 1;

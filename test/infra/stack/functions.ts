@@ -48,7 +48,8 @@ const GRANTS: Record<string, string[]> = {
   // HEAD of the raw object, then a presigned GET (signed with this role: s3:GetObject).
   GetRawMessageFunction: ['dynamodb:GetItem table', 's3:GetObject bucket inboxes/*', LIST_INBOXES],
   // The message, its body object and its raw mail; its DNS queries (the authentication section) need no grant.
-  GetMessageChecksFunction: ['dynamodb:GetItem table', 's3:GetObject bucket inboxes/*', LIST_INBOXES],
+  // Writes its cache beside the message (checks-v<version>.json), no other object.
+  GetMessageChecksFunction: ['dynamodb:GetItem table', 's3:GetObject bucket inboxes/*', LIST_INBOXES, 's3:PutObject bucket inboxes/*/*/checks-v1.json'],
   ListDomainsFunction: [],
   // Reads the inbox it is scoped to, seals the secret, counts and puts the webhook in one transaction.
   CreateWebhookFunction: ['dynamodb:GetItem table', 'dynamodb:PutItem table', 'dynamodb:UpdateItem table', 'kms:Encrypt webhook key'],
@@ -157,17 +158,18 @@ export function functionTests(): void {
     it('maps each access to its one IAM action in lib/permissions.ts', () => {
       expect(Object.values(TABLE_ACTIONS).every((actions) => actions.length === 1)).toBe(true);
       expect(BUCKET_OBJECT_ACTIONS).toEqual({
-        'bucket:read': ['s3:GetObject'], 'bucket:write': ['s3:PutObject'], 'bucket:delete': ['s3:DeleteObject'],
+        'bucket:read': ['s3:GetObject'], 'bucket:write': ['s3:PutObject'], 'bucket:delete': ['s3:DeleteObject'], 'checks:cache': ['s3:PutObject'],
         'inbound:read': ['s3:GetObject'], 'inbound:delete': ['s3:DeleteObject'],
       });
       const none = { table: [], accountIndex: [], groupIndex: [], objects: {}, listPrefixes: [], key: [], queue: [], deadLetters: [] };
       expect(actionsFor([])).toEqual(none);
       expect(actionsFor(['accounts:query', 'table:put'])).toEqual({ ...none, table: ['dynamodb:PutItem'], accountIndex: ['dynamodb:Query'] });
-      expect(actionsFor(['bucket:write'])).toEqual({ ...none, objects: { 'inboxes/': ['s3:PutObject'] } });
+      expect(actionsFor(['bucket:write'])).toEqual({ ...none, objects: { 'inboxes/*': ['s3:PutObject'] } });
+      expect(actionsFor(['bucket:read', 'checks:cache']).objects).toEqual({ 'inboxes/*': ['s3:GetObject'], 'inboxes/*/*/checks-v1.json': ['s3:PutObject'] });
       expect(actionsFor(['secrets:seal', 'deliveries:send'])).toEqual({ ...none, key: ['kms:Encrypt'], queue: ['sqs:SendMessage'] });
-      expect(actionsFor(['bucket:list', 'bucket:delete'])).toEqual({ ...none, objects: { 'inboxes/': ['s3:DeleteObject'] }, listPrefixes: ['inboxes/'] });
+      expect(actionsFor(['bucket:list', 'bucket:delete'])).toEqual({ ...none, objects: { 'inboxes/*': ['s3:DeleteObject'] }, listPrefixes: ['inboxes/'] });
       expect(actionsFor(['bucket:delete']).listPrefixes).toEqual([]);
-      expect(actionsFor(['inbound:read', 'bucket:read']).objects).toEqual({ 'inbound/': ['s3:GetObject'], 'inboxes/': ['s3:GetObject'] });
+      expect(actionsFor(['inbound:read', 'bucket:read']).objects).toEqual({ 'inbound/*': ['s3:GetObject'], 'inboxes/*': ['s3:GetObject'] });
     });
 
     it('gives the API roles no access to inbound/ (raw mail SES drops), lists only under inboxes/, the authorizer GetItem only', () => {
