@@ -6,9 +6,11 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { blobKeys } from '../../lambdas/core/ports';
 import { http as apiClient, expectError } from '../support/http';
 import { eventually, sendRaw } from '../support/mail';
 import { sharedStack } from '../support/shared';
+import { storesFor } from '../support/store';
 
 const stack = sharedStack();
 const api = apiClient(stack.apiUrl, stack.keys.enterprise);
@@ -167,6 +169,63 @@ describe('GET …/checks of a mail with a flaw in each section', () => {
     expect(results(a11y, 'link-name')).toEqual(['pass']);
     expect(results(a11y, 'heading-order')).toEqual(['pass']);
   });
+});
+
+describe('the checks cache: sender, html and accessibility are kept with the message, authentication and links are not', () => {
+  const checksOf = async (ids: { inboxId: string; messageId: string }) => {
+    const reply = await api('GET', `/v1/inboxes/${ids.inboxId}/messages/${ids.messageId}/checks`);
+    expect(reply.status).toBe(200);
+    return reply.body as unknown as Checks;
+  };
+  const stored = async (key: string) => {
+    const bytes = await storesFor(stack).blobs.get(key);
+    return bytes && (JSON.parse(bytes.toString('utf8')) as { sections: Record<string, Section>; images: string[] });
+  };
+
+  it('a first check stores them beside the message; a second answers what is stored (read, not recomputed)', async () => {
+    const ids = await received((to) => flawedMail(to, siteUrl));
+    const key = blobKeys.checks(ids.inboxId, ids.messageId);
+    expect(await stored(key)).toBeNull();
+    const first = await checksOf(ids);
+    const cached = (await stored(key))!;
+    expect(cached.sections).toEqual({ sender: first.sections.sender, html: first.sections.html, accessibility: first.sections.accessibility });
+    expect(cached.images).toEqual([`${siteUrl}/logo.png`]);
+    // A stored finding changed behind the API's back is what the next check answers: the sections were read.
+    const lang = cached.sections.accessibility.findings.find((f) => f.id === 'lang')!;
+    lang.detail = 'read from the cache';
+    await storesFor(stack).blobs.put(key, JSON.stringify(cached), 'application/json');
+    const second = await checksOf(ids);
+    expect(second.sections.accessibility.findings.find((f) => f.id === 'lang')!.detail).toBe('read from the cache');
+    expect(second.sections.sender).toEqual(first.sections.sender);
+    expect(second.sections.html).toEqual(first.sections.html);
+    expect(Object.keys(cached.sections).sort()).toEqual(['accessibility', 'html', 'sender']);
+    expect(second.sections.authentication.findings.map((f) => f.id)).toEqual(expect.arrayContaining(['spf', 'dkim', 'dmarc']));
+  }, 90_000);
+
+  it('an unreadable cache is computed again and replaced', async () => {
+    const ids = await received((to) => flawedMail(to, siteUrl));
+    const key = blobKeys.checks(ids.inboxId, ids.messageId);
+    const first = await checksOf(ids);
+    await storesFor(stack).blobs.put(key, '{not json', 'application/json');
+    const again = await checksOf(ids);
+    expect(again.sections.accessibility).toEqual(first.sections.accessibility);
+    expect((await stored(key))!.sections.accessibility).toEqual(first.sections.accessibility);
+  }, 90_000);
+
+  it('deleting the message removes its cache; deleting the inbox removes the caches of its messages', async () => {
+    const one = await received((to) => flawedMail(to, siteUrl));
+    await checksOf(one);
+    expect(await stored(blobKeys.checks(one.inboxId, one.messageId))).not.toBeNull();
+    expect((await api('DELETE', `/v1/inboxes/${one.inboxId}/messages/${one.messageId}`)).status).toBe(200);
+    expect(await stored(blobKeys.checks(one.inboxId, one.messageId))).toBeNull();
+
+    const two = await received((to) => flawedMail(to, siteUrl));
+    await checksOf(two);
+    expect(await stored(blobKeys.checks(two.inboxId, two.messageId))).not.toBeNull();
+    expect((await api('DELETE', `/v1/inboxes/${two.inboxId}`)).status).toBe(200);
+    expect(await stored(blobKeys.checks(two.inboxId, two.messageId))).toBeNull();
+    expect(await storesFor(stack).blobs.list(blobKeys.inbox(two.inboxId))).toEqual([]);
+  }, 120_000);
 });
 
 describe('GET …/checks errors are the message\'s own', () => {
