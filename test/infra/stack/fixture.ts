@@ -91,8 +91,9 @@ export function grantsOf(fn: { props: Record<string, Json> }): string[] {
     const s = JSON.stringify(resource);
     if (s === '"*"') return '*';
     if (s.includes('/index/')) return `index ${s.split('/index/')[1].replace(/\W+$/, '')}`;
-    const prefix = /"\/(inboxes|inbound)\/\*"/.exec(s);
-    if (prefix) return `bucket ${prefix[1]}/*`;
+    // The bucket's ARN joined with a key pattern: `inboxes/*`, `inbound/*`, or one kind of key (`inboxes/*/*/checks-v1.json`).
+    const pattern = /"\/((?:inboxes|inbound)\/\*[^"]*)"/.exec(s);
+    if (pattern) return `bucket ${pattern[1]}`;
     const [, id, attribute] = /"Fn::GetAtt":\["TempMail(\w+?)[0-9A-F]{8}","(\w+)"\]/.exec(s) ?? [];
     const names: Record<string, string> = {
       StorageTable: attribute === 'StreamArn' ? 'stream' : 'table', StorageMail: 'bucket', WebhooksSecretsKey: 'webhook key',
