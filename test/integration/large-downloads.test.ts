@@ -2,12 +2,13 @@
  * Large attachments in the embedded form (issue 27 item 2): kept as files in the data folder, streamed by the
  * gateway's download links as the client reads (8 parallel GETs of a 29 MB link, each read whole into memory, held
  * the API 8.4 s), limited per client address and per account with 429 and Retry-After, removed with their message,
- * and there after a restart. Its own stack: the test holds downloads open, which would count against other files'.
+ * waited out by the typed client, and there after a restart. Its own stack: the test holds downloads open, which would count against other files'.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { TempMailClient } from '../../client';
 import { BLOB_FILES_DIR } from '../../lambdas/store/sqlite-blob-files';
 import { DOWNLOADS_PER_ACCOUNT, DOWNLOADS_PER_ADDRESS } from '../../local/gateway-downloads';
 import { http as api } from '../support/http';
@@ -23,6 +24,7 @@ let call: ReturnType<typeof api>;
 let inboxId: string;
 let messageId: string;
 let link: string;
+let attachmentId: string;
 
 const residentBytes = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${stack.pid()}/status`, 'utf8'))![1]) * 1024;
 const objectFiles = () => fs.readdirSync(path.join(stack.dataDir, BLOB_FILES_DIR));
@@ -58,7 +60,9 @@ beforeAll(async () => {
   inboxId = inbox.id;
   await sendMail(stack.smtpPort, { to: inbox.email, subject: 'large', text: 'attached', attachments: [{ filename: 'big.bin', content: attachment, contentType: 'application/zip' }] });
   messageId = (await eventually(async () => (await call('GET', `/v1/inboxes/${inboxId}/messages`)).body.messages?.[0], 60_000, 'the large message')).id;
-  link = (await call('GET', `/v1/inboxes/${inboxId}/messages/${messageId}`)).body.attachments[0].download_url;
+  const listed = (await call('GET', `/v1/inboxes/${inboxId}/messages/${messageId}`)).body.attachments[0];
+  link = listed.download_url;
+  attachmentId = listed.id;
 }, 180_000);
 afterAll(() => stack?.stop());
 
@@ -99,6 +103,38 @@ it(`answers 429 with Retry-After past ${DOWNLOADS_PER_ADDRESS.concurrent} downlo
   }
   // Closed downloads give their slots back.
   await eventually(async () => (await heldDownload(link, '127.0.0.1').then(async (h) => (h.close(), h.status))) === 200, 10_000, 'a slot given back');
+}, 120_000);
+
+it('the typed client waits out a download link\'s 429 (Retry-After) and retries, as it does the API\'s', async () => {
+  const held = [];
+  for (let i = 0; i < DOWNLOADS_PER_ADDRESS.concurrent; i++) held.push(await heldDownload(link, '127.0.0.1'));
+  const statuses: number[] = [];
+  let refused: () => void = () => undefined;
+  const firstRefusal = new Promise<void>((resolve) => (refused = resolve));
+  const client = new TempMailClient({
+    apiKey: stack.keys.enterprise,
+    baseUrl: stack.apiUrl,
+    retry: { attempts: 10 },
+    fetch: async (input, init) => {
+      const res = await fetch(input, init);
+      if (String(input).includes('/_downloads/')) {
+        statuses.push(res.status);
+        if (res.status === 429) refused();
+      }
+      return res;
+    },
+  });
+  try {
+    // Every slot of 127.0.0.1 is held: the client's first try is refused; once they are given back, a retry gets it.
+    const downloading = client.downloadAttachment(inboxId, messageId, attachmentId);
+    await firstRefusal;
+    for (const h of held.splice(0)) h.close();
+    expect(sha(Buffer.from(await downloading))).toBe(sha(attachment));
+    expect(statuses[0]).toBe(429);
+    expect(statuses.at(-1)).toBe(200);
+  } finally {
+    for (const h of held) h.close();
+  }
 }, 120_000);
 
 it('serves the files after a restart, and removes them when the message is deleted', async () => {
