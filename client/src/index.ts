@@ -211,15 +211,22 @@ export class TempMailClient {
   }
 
   /** A download link's bytes: fetched without the API key, which must not travel to the link's host. */
+  /** A download link's bytes; its 429 and 503 (the local stack's download limits, S3's SlowDown) retried as the API's are. */
   private async download(link: string, what: string): Promise<Uint8Array> {
-    let download: Response;
-    try {
-      download = await this.fetchImpl(new URL(link, this.baseUrl), { signal: AbortSignal.timeout(this.timeoutMs) });
-    } catch (error) {
-      throw new TempMailNetworkError(`cannot download the ${what}: ${(error as Error).message}`, { cause: error });
+    for (let retries = 0; ; retries++) {
+      let download: Response;
+      try {
+        download = await this.fetchImpl(new URL(link, this.baseUrl), { signal: AbortSignal.timeout(this.timeoutMs) });
+      } catch (error) {
+        throw new TempMailNetworkError(`cannot download the ${what}: ${(error as Error).message}`, { cause: error });
+      }
+      if (download.ok) return new Uint8Array(await download.arrayBuffer());
+      await download.body?.cancel();
+      const error = new TempMailApiError(download.status, `${what} download failed: HTTP ${download.status}`, undefined, retryAfterOf(download));
+      const delayMs = this.retryDelayMs(error, 'GET', retries);
+      if (delayMs === undefined) throw error;
+      await sleep(delayMs);
     }
-    if (!download.ok) throw new TempMailApiError(download.status, `${what} download failed: HTTP ${download.status}`);
-    return new Uint8Array(await download.arrayBuffer());
   }
 
   async deleteMessage(inboxId: string, messageId: string): Promise<Deleted> {
@@ -360,8 +367,7 @@ export class TempMailClient {
     }
     if (res.ok || (options.redirect === 'manual' && ((res.status >= 300 && res.status < 400) || res.type === 'opaqueredirect'))) return res;
     const requestId = res.headers.get('x-request-id') ?? undefined;
-    const retryAfterHeader = res.headers.get('retry-after');
-    const retryAfter = retryAfterHeader && /^\d+$/.test(retryAfterHeader) ? Number(retryAfterHeader) : undefined;
+    const retryAfter = retryAfterOf(res);
     let message = `HTTP ${res.status}`;
     let details: Record<string, unknown> = {};
     try {
@@ -375,4 +381,10 @@ export class TempMailClient {
     }
     throw new TempMailApiError(res.status, message, requestId, retryAfter, details);
   }
+}
+
+/** An answer's Retry-After in seconds, when it gives one as a number. */
+function retryAfterOf(res: Response): number | undefined {
+  const header = res.headers.get('retry-after');
+  return header && /^\d+$/.test(header) ? Number(header) : undefined;
 }
