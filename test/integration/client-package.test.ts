@@ -3,7 +3,7 @@
  * link, against the shared stack for create → SMTP → waitForMessage → read → delete, and against a stack of its own
  * whose dev plan allows 30 requests a minute, for the 429 retry.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { burstOf, loadPlans } from '../../lambdas/core/plans';
 import { sharedStack } from '../support/shared';
@@ -39,6 +39,19 @@ it('works from plain JavaScript: create, SMTP, waitForMessage, read, delete; and
   expect(summary).toMatchObject({ message: expect.stringMatching(/^msg_/), throttled: expect.any(Number), retryAfter: '2' });
   expect(summary.throttled).toBeGreaterThan(0);
 }, 90_000);
+
+it("loads in a user's jest suite as jest runs it by default (CommonJS, no ESM mode): the package's require build", () => {
+  // The package is ESM; jest's own loader cannot require ESM on Node 20, so the exports map has a "require" build
+  // (client/dist/cjs). The fixture is run by a jest of its own, with no configuration of ours.
+  const fixture = path.join(ROOT, 'test/fixtures/cjs-jest');
+  const run = spawnSync(process.execPath, [require.resolve('jest/bin/jest'), '--rootDir', fixture, '--config', JSON.stringify({ testMatch: ['**/*.spec.cjs'], transform: {} }), '--ci'], {
+    cwd: fixture,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', TEMPMAIL_API_URL: shared.apiUrl, TEMPMAIL_API_KEY: shared.keys.enterprise },
+    timeout: 60_000,
+  });
+  expect({ status: run.status, report: run.stderr }).toMatchObject({ status: 0, report: expect.stringMatching(/Tests:\s+1 passed, 1 total/) });
+});
 
 it('refuses ids a URL would resolve into another path, before any request: the inbox survives deleteMessage(id, "..")', async () => {
   const { TempMailClient } = await import('../../client/src');
