@@ -29,7 +29,7 @@ import type { AppContext } from '../lambdas/usecases/context';
 import { DownloadLimits, serveDownload } from './gateway-downloads';
 import { lambdaContext, loadHandler } from './handlers';
 import { TokenBuckets } from './rate-limiter';
-import { headersOf, queryOf } from './gateway-request';
+import { askForBodies, headersOf, queryOf } from './gateway-request';
 import type { FreeSpace } from './free-space';
 
 export interface GatewayOptions {
@@ -202,6 +202,7 @@ export class LocalGateway {
       refuse(socket, 400, 'malformed HTTP request');
     });
     this.server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => refuse(socket, 405, 'method CONNECT is not allowed'));
+    askForBodies(this.server);
   }
 
   /** gzip, like API Gateway's minimumCompressionSize, for clients that accept it; download links are served as stored. */
