@@ -22,7 +22,8 @@ const base = {
   // Build output (dist/package is the npm package, named like the repository) is not part of the suite.
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
   // The client's sources import each other as './x.js' (its package is ESM, built with NodeNext): the .ts is meant.
-  moduleNameMapper: { '^(\\.{1,2}/.+)\\.js$': '$1' },
+  // zod's English messages (lambdas/contract/schemas.ts) as its CommonJS file: jest's loader cannot require ESM on Node 20.
+  moduleNameMapper: { '^(\\.{1,2}/.+)\\.js$': '$1', '^zod/v4/locales/en\\.js$': 'zod/v4/locales/en.cjs' },
 };
 
 const withStack = (kind) => ({
