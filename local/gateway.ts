@@ -9,10 +9,9 @@
  * arrive in time is given up (600 stalled uploads of 1 MB once held 680 MB until the 60 s request timeout).
  */
 import http from 'node:http';
-import { pipeline } from 'node:stream';
+import { pipeline, type Duplex } from 'node:stream';
 import { createHash, randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import type { Duplex } from 'node:stream';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { corsHeaders, preflightHeaders } from '../lambdas/contract/cors';
 import { COMPRESSION_MIN_BYTES, GATEWAY_RESPONSES, type GatewayResponseType } from '../lambdas/contract/gateway-responses';
@@ -48,6 +47,8 @@ export interface GatewayOptions {
   log?: (line: string) => void;
   /** The data folder's free-space headroom: below it writes other than deletes are 507 (local/free-space.ts). */
   space?: FreeSpace;
+  /** Called as each request has arrived whole, before its function runs (Stores.askOncePerInput). */
+  inputArrived?: () => void;
 }
 
 /**
@@ -271,10 +272,9 @@ export class LocalGateway {
     if (noSpace) return ownError(new ApiError(507, noSpace), requestId);
     const read = await readBody(req, this.bodies);
     if (read === 'too-large') return gatewayError('REQUEST_TOO_LARGE', requestId, {}, `request body exceeds ${MAX_BODY_BYTES} bytes`);
-    if (read === 'over-budget') {
-      return ownError(new ApiError(503, 'too many request bodies in flight; retry shortly', { 'Retry-After': '1' }), requestId);
-    }
+    if (read === 'over-budget') return ownError(new ApiError(503, 'too many request bodies in flight; retry shortly', { 'Retry-After': '1' }), requestId);
     if (read === 'timeout') return ownError(new ApiError(408, `the request body was not received within ${BODY_TIMEOUT_MS / 1000} s`), requestId);
+    this.options.inputArrived?.();
     try {
       return await this.invoke(req, url, method, requestId, match, authorizer, read.body);
     } finally {

@@ -50,6 +50,8 @@ export interface MailServerOptions {
   catchAllFor?: Caller;
   /** The data folder's free-space headroom: below it new mail gets 452 4.3.1 (local/free-space.ts). */
   space?: FreeSpace;
+  /** Called as each RCPT and each end of DATA arrives, before anything is read for it (Stores.askOncePerInput). */
+  inputArrived?: () => void;
   log: (line: string) => void;
 }
 
@@ -155,6 +157,7 @@ export class LocalMailServer {
         callback();
       },
       onRcptTo: (address, session, callback) => {
+        this.options.inputArrived?.();
         this.lastMail.set(session.id, Date.now());
         this.checkRecipient(address, session).then(
           () => callback(),
@@ -230,6 +233,8 @@ export class LocalMailServer {
   /** Reads the data (keeping at most the size limit), reserves the recipients' quota, stores it durably. */
   private async accept(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<void> {
     const data = await readData(stream, this.options.spoolDir, TRACE_ROOM);
+    // The end of DATA is the client's next request: what it knew when it sent the final dot must be seen.
+    this.options.inputArrived?.();
     const { ctx } = this.options;
     const envelope: Envelope = {
       mailId: newMailId(ctx.now()),

@@ -179,6 +179,9 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
     // The handlers the gateway loads (sources or bundles) run on this context, not one of their own.
     installContext(ctx);
     stops.push(() => installContext(undefined));
+    // The embedded store's caches ask SQLite whether another connection has committed once per input, not before every
+    // answer (lambdas/store/sqlite-engine.ts): each request, RCPT, end of DATA and sweep is marked as it arrives.
+    const inputArrived = ctx.stores.askOncePerInput?.() ?? (() => undefined);
 
     // Before the servers: ingest reports stored mail to it from the first message on; it stops after them.
     const dispatcher = new LocalWebhookDispatcher(ctx, { concurrency: config.webhooks.concurrency, log });
@@ -198,6 +201,7 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
       // The local account is never throttled unless asked (TEMPMAIL_RATE_LIMITS=on); keys of a plan keep their limits.
       unthrottledKeyHashes: new Set(dev && config.rateLimits === 'plan-keys' ? [hashApiKey(dev.key)] : []),
       space,
+      inputArrived,
     });
     const apiUrl = await listenOrExplain('API', config.port, 'PORT', () => gateway.listen());
     stops.push(() => gateway.close());
@@ -217,12 +221,13 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
       auth: config.smtpAuth,
       catchAllFor: config.catchAll && dev ? { account_id: dev.accountId, plan: 'dev' } : undefined,
       space,
+      inputArrived,
       log,
     });
     const smtpPort = await listenOrExplain('SMTP', config.smtpPort, 'SMTP_PORT', () => mail.listen());
     stops.push(() => mail.close());
 
-    stops.push(startSweeper(ctx, config.sweepIntervalMs, (e) => log(`[sweep] ${(e as Error).message}`)));
+    stops.push(startSweeper(ctx, config.sweepIntervalMs, (e) => log(`[sweep] ${(e as Error).message}`), inputArrived));
 
     const state: StackState = { pid: process.pid, store: config.store, apiUrl, smtpPort, ...endpoints };
     fs.writeFileSync(stateFile(config.dataDir), JSON.stringify(state, null, 2));

@@ -340,6 +340,13 @@ export interface Stores {
   /** Bytes the store reuses before its files grow (the embedded store: SQLite's free pages), for the free-space headroom. */
   reclaimableBytes?(): number;
   /**
+   * The embedded store, which answers routes, day counts and webhook lists from memory once SQLite says no other
+   * connection has committed since: from this call on it asks only at the first such answer after each input, and
+   * the returned function marks one. The caller (the local stack) calls it at everything that enters the process and
+   * may follow another connection's commit: each HTTP request, each RCPT and end of DATA, each sweep.
+   */
+  askOncePerInput?(): () => void;
+  /**
    * The embedded store: removes the object files no row names (what a crash left between a file's write and its row's
    * commit); returns how many. The local stack calls it at start, before anything writes.
    */

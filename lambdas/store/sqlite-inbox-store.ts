@@ -52,7 +52,8 @@ function remember<K, V>(cache: Map<K, V>, key: K, value: V): V {
 /**
  * This process is the database's one writer (the keys CLI writes keys only), so it keeps what every mail reads
  * several times (the address's route at RCPT, end of DATA and ingest; the account's day count) in memory, written
- * through at each commit and dropped when another connection has committed (Engine.checkExternalChange).
+ * through at each commit and dropped when another connection has committed (Engine.checkExternalChange: at every
+ * answer, or in the local stack at the first answer after each input, Engine.askOncePerInput).
  */
 export class SqliteInboxStore implements InboxStore {
   private readonly routes = new Map<string, InboxRoute | null>();

@@ -57,6 +57,7 @@ export function openEmbeddedStores(config: EmbeddedStoreConfig, warn: (message: 
     downloads: blobs,
     sync: () => engine.sync(),
     reclaimableBytes: reclaimableBytes(engine),
+    askOncePerInput: () => engine.askOncePerInput(),
     sweepOrphanFiles: () => files.sweep(() => blobs.namedFiles()),
     releaseObjectFiles: (prefix) => blobs.releaseFiles(prefix),
     async close() {

@@ -214,6 +214,26 @@ describe('routing', () => {
     session.close();
   });
 
+  it("sees another process's expiry of an inbox that has had mail, at the next RCPT and at an end of DATA after it", async () => {
+    // After a mail the embedded store answers the address's route from memory, asking SQLite whether another
+    // connection has committed once per input (each RCPT, each end of DATA): a change made before a client's next
+    // command must be seen by that command.
+    const [first, second] = [await newInbox(), await newInbox()];
+    for (const inbox of [first, second]) await sendMail(stack.smtpPort, { to: inbox.email, subject: 'routes cached', text: 'x' });
+    await messages(first.id, 1);
+    await messages(second.id, 1);
+    await store.setExpiry(first.id, first.email, Math.floor(Date.now() / 1000) - 1);
+    const session = await smtpSession(stack.smtpPort);
+    await session.say('EHLO test');
+    await session.say('MAIL FROM:<a@example.com>');
+    expect(await session.say(`RCPT TO:<${first.email}>`)).toBe('550 5.1.1 No such mailbox');
+    expect(await session.say(`RCPT TO:<${second.email}>`)).toMatch(/^250 /);
+    await session.say('DATA');
+    await store.setExpiry(second.id, second.email, Math.floor(Date.now() / 1000) - 1);
+    expect(await session.data('Subject: after the expiry\r\n\r\nx\r\n')).toBe('550 5.1.1 No such mailbox: deleted or expired since RCPT');
+    session.close();
+  });
+
   it('advertises SIZE 40 MB and refuses a larger declared size with 552', async () => {
     const session = await smtpSession(stack.smtpPort);
     const ehlo = await new Promise<string>((resolve) => {

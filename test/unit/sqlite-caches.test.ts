@@ -95,3 +95,43 @@ it("reads the database's free pages (the free-space headroom's reclaimable bytes
     await other.stores.close();
   }
 });
+
+it('asks SQLite for other connections\' commits once per input after askOncePerInput, and an input sees what was committed before it', async () => {
+  const stack = open();
+  const other = open();
+  const asks = jest.spyOn(Engine.prototype, 'sql');
+  const dataVersionAsks = () => asks.mock.calls.filter(([text]) => text === 'PRAGMA data_version').length;
+  try {
+    const inbox = inboxRecord();
+    const inputArrived = stack.stores.askOncePerInput!();
+    const answers = async () => [
+      await stack.stores.inboxes.inboxForAddress(inbox.email),
+      await stack.stores.inboxes.usage(inbox.account_id, DAY),
+      (await stack.stores.webhooks.accountWebhooks(inbox.account_id)).map((h) => h.id),
+    ];
+    // One input (an RCPT, say) and every cached answer after it, as a mail's RCPT, end of DATA and ingest read them: one ask.
+    inputArrived();
+    let before = dataVersionAsks();
+    for (let i = 0; i < 3; i++) expect(await answers()).toEqual([null, 0, []]);
+    expect(dataVersionAsks()).toBe(before + 1);
+
+    // Another connection commits; no input has arrived since, so nothing is asked and no client can have known of it.
+    expect(await other.stores.inboxes.createInbox(inbox, epochSeconds(Date.now()))).toBe(true);
+    expect(await other.stores.inboxes.putMessage(message(inbox, 0), inbox, { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 100 })).toBe('stored');
+    await other.stores.webhooks.putWebhook({ id: 'wh_1', account_id: inbox.account_id, url: 'https://example.com/h', events: ['message.received'], status: 'active', created_at: DAY } as never, 10);
+    before = dataVersionAsks();
+    expect(await answers()).toEqual([null, 0, []]);
+    expect(dataVersionAsks()).toBe(before);
+
+    // The next input (a client that may have seen that commit) asks once, and every answer from then on has it.
+    inputArrived();
+    inputArrived();
+    expect(await answers()).toEqual([expect.objectContaining({ id: inbox.id }), 1, ['wh_1']]);
+    expect(await answers()).toEqual([expect.objectContaining({ id: inbox.id }), 1, ['wh_1']]);
+    expect(dataVersionAsks()).toBe(before + 1);
+  } finally {
+    asks.mockRestore();
+    await stack.stores.close();
+    await other.stores.close();
+  }
+});
