@@ -51,20 +51,26 @@ function remember<K, V>(cache: Map<K, V>, key: K, value: V): V {
 
 /**
  * This process is the database's one writer (the keys CLI writes keys only), so it keeps what every mail reads
- * several times (the address's route at RCPT, end of DATA and ingest; the account's day count) in memory, written
+ * several times (the address's route at RCPT, end of DATA and ingest; the account's day count and stored bytes) in memory, written
  * through at each commit and dropped when another connection has committed (Engine.checkExternalChange: at every
  * answer, or in the local stack at the first answer after each input, Engine.askOncePerInput).
  */
 export class SqliteInboxStore implements InboxStore {
   private readonly routes = new Map<string, InboxRoute | null>();
   private readonly dayCounts = new Map<string, number>();
+  /** Each account's stored bytes (asked at every RCPT and end of DATA): added to at a stored message's commit, dropped at any commit that takes bytes off. */
+  private readonly storedBytes = new Map<string, number>();
 
   constructor(private readonly engine: Engine) {
     engine.onExternalChange(() => {
       this.routes.clear();
       this.dayCounts.clear();
+      this.storedBytes.clear();
     });
   }
+
+  /** At the commit of a write that took bytes off an account (which one is known only inside the write). */
+  private readonly bytesReleased = () => this.storedBytes.clear();
 
   createInbox(inbox: InboxRecord, nowEpoch: number): Promise<boolean> {
     const { engine } = this;
@@ -133,7 +139,7 @@ export class SqliteInboxStore implements InboxStore {
         .sql("UPDATE inboxes SET expires_at_epoch = ?, record = json_set(record, '$.deleting', json('true'), '$.expires_at_epoch', ?) WHERE id = ?")
         .run(expiredAtEpoch, expiredAtEpoch, inbox.id);
       engine.sql('UPDATE address_claims SET expires_at_epoch = ? WHERE address = ? AND inbox_id = ?').run(expiredAtEpoch, inbox.email, inbox.id);
-    }, true, () => this.routes.delete(inbox.email));
+    }, true, () => (this.routes.delete(inbox.email), this.bytesReleased()));
   }
 
   deleteMessages(inboxId: string, max: number): Promise<number> {
@@ -153,7 +159,7 @@ export class SqliteInboxStore implements InboxStore {
       engine.sql('DELETE FROM messages WHERE inbox_id = ?').run(inbox.id);
       // A newer inbox may hold the address already.
       engine.sql('DELETE FROM address_claims WHERE address = ? AND inbox_id = ?').run(inbox.email, inbox.id);
-    }, false, () => this.routes.delete(inbox.email));
+    }, false, () => (this.routes.delete(inbox.email), this.bytesReleased()));
   }
 
   async listMessages(inboxId: string, limit: number, after?: string, filter?: MessageFilter): Promise<MessagePage> {
@@ -255,9 +261,12 @@ export class SqliteInboxStore implements InboxStore {
         .run(inbox.account_id, day);
       return 'stored' as const;
     }, false, (result) => {
+      if (result !== 'stored') return;
       const key = `${inbox.account_id}|${day}`;
       const count = this.dayCounts.get(key);
-      if (result === 'stored' && count !== undefined) this.dayCounts.set(key, count + 1);
+      if (count !== undefined) this.dayCounts.set(key, count + 1);
+      const bytes = this.storedBytes.get(inbox.account_id);
+      if (bytes !== undefined) this.storedBytes.set(inbox.account_id, bytes + (message.stored_bytes ?? 0));
     });
   }
 
@@ -273,17 +282,20 @@ export class SqliteInboxStore implements InboxStore {
       engine.sql('UPDATE inboxes SET message_count = message_count - 1, stored_bytes = MAX(0, stored_bytes - ?) WHERE id = ?').run(bytes, inboxId);
       if (inbox && !inbox.deleting && bytes) subtractAccountBytes(engine, String(inbox.account_id), bytes);
       return true;
-    });
+    }, false, this.bytesReleased);
   }
 
   async storageUsed(accountId: string): Promise<number> {
+    this.engine.read(() => this.engine.checkExternalChange());
+    const cached = this.storedBytes.get(accountId);
+    if (cached !== undefined) return cached;
     const row = this.engine.read(() => this.engine.sql('SELECT bytes FROM account_storage WHERE account_id = ?').get(accountId));
-    return Number(row?.bytes ?? 0);
+    return remember(this.storedBytes, accountId, Number(row?.bytes ?? 0));
   }
 
   async releaseStorage(accountId: string, bytes: number): Promise<void> {
     const { engine } = this;
-    await engine.write(() => subtractAccountBytes(engine, accountId, bytes));
+    await engine.write(() => subtractAccountBytes(engine, accountId, bytes), false, this.bytesReleased);
   }
 
   async usage(accountId: string, day: string): Promise<number> {

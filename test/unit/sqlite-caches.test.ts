@@ -135,3 +135,42 @@ it('asks SQLite for other connections\' commits once per input after askOncePerI
     await other.stores.close();
   }
 });
+
+it("answers an account's stored bytes from memory: added to at a stored message's commit, read again after bytes are taken off or another connection commits", async () => {
+  const stack = open();
+  const other = open();
+  const sql = jest.spyOn(Engine.prototype, 'sql');
+  const selects = () => sql.mock.calls.filter(([text]) => text === 'SELECT bytes FROM account_storage WHERE account_id = ?').length;
+  const inbox = inboxRecord();
+  const rules = () => ({ nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 1_000, storageLimit: 1_000_000 });
+  /** What storageUsed answers, and how many times it read the table (putMessage reads it too, inside its write). */
+  const used = async () => {
+    const before = selects();
+    const bytes = await stack.stores.inboxes.storageUsed(inbox.account_id);
+    return { bytes, reads: selects() - before };
+  };
+  try {
+    expect(await stack.stores.inboxes.createInbox(inbox, epochSeconds(Date.now()))).toBe(true);
+    expect(await used()).toEqual({ bytes: 0, reads: 1 });
+    expect(await used()).toEqual({ bytes: 0, reads: 0 }); // at every RCPT and end of DATA: no read
+    expect(await stack.stores.inboxes.putMessage(message(inbox, 0, { stored_bytes: 700 }), inbox, rules())).toBe('stored');
+    expect(await stack.stores.inboxes.putMessage(message(inbox, 1, { stored_bytes: 300 }), inbox, rules())).toBe('stored');
+    expect(await stack.stores.inboxes.putMessage(message(inbox, 1, { stored_bytes: 300 }), inbox, rules())).toBe('duplicate');
+    expect(await used()).toEqual({ bytes: 1_000, reads: 0 });
+
+    expect(await stack.stores.inboxes.deleteMessage(inbox.id, message(inbox, 0).id)).toBe(true);
+    expect(await used()).toEqual({ bytes: 300, reads: 1 });
+    await stack.stores.inboxes.releaseStorage(inbox.account_id, 100);
+    expect(await used()).toEqual({ bytes: 200, reads: 1 });
+
+    expect(await other.stores.inboxes.putMessage(message(inbox, 2, { stored_bytes: 50 }), inbox, rules())).toBe('stored');
+    expect(await used()).toEqual({ bytes: 250, reads: 1 });
+
+    await stack.stores.inboxes.markInboxDeleting(inbox, 1);
+    expect(await used()).toEqual({ bytes: 0, reads: 1 });
+  } finally {
+    sql.mockRestore();
+    await stack.stores.close();
+    await other.stores.close();
+  }
+});
