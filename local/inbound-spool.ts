@@ -17,6 +17,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import type { Envelope } from '../lambdas/usecases/inbound';
+import { crc32Combine } from './crc32';
 
 const MAGIC = 0x31494d54; // 'TMI1' little-endian
 const HEADER_BYTES = 16;
@@ -64,13 +65,14 @@ interface Append {
   reject: (error: unknown) => void;
 }
 
-export function encodeRecord(envelope: Envelope, raw: Buffer): Buffer[] {
+/** A record's buffers. `rawCrc`: the raw's CRC-32 when the caller has it (then the raw is not read here). */
+export function encodeRecord(envelope: Envelope, raw: Buffer, rawCrc = crc32(raw)): Buffer[] {
   const env = Buffer.from(JSON.stringify(envelope));
   const header = Buffer.allocUnsafe(HEADER_BYTES);
   header.writeUInt32LE(MAGIC, 0);
   header.writeUInt32LE(env.length, 4);
   header.writeUInt32LE(raw.length, 8);
-  header.writeUInt32LE(crc32(raw, crc32(env)), 12);
+  header.writeUInt32LE(crc32Combine(crc32(env), rawCrc, raw.length), 12);
   return [header, env, raw];
 }
 
@@ -138,8 +140,8 @@ export class InboundSpool {
   }
 
   /** Appends the mail; resolves once it is durable (the 250 may follow), with where it lies. */
-  append(envelope: Envelope, raw: Buffer): Promise<SpoolPlace> {
-    const buffers = encodeRecord(envelope, raw);
+  append(envelope: Envelope, raw: Buffer, rawCrc?: number): Promise<SpoolPlace> {
+    const buffers = encodeRecord(envelope, raw, rawCrc);
     return new Promise<SpoolPlace>((resolve, reject) => {
       this.queue.push({ buffers, bytes: buffers[0].length + buffers[1].length + raw.length, rawOffset: buffers[0].length + buffers[1].length, rawLength: raw.length, resolve, reject });
       if (!this.writing) void this.writeGroups();

@@ -57,15 +57,16 @@ export class InboundWorker {
 
   /**
    * Makes the mail durable and schedules its ingest; resolves when the 250 may be sent. `done` releases its quota
-   * reservation (at once when this throws: then the sender gets a 451 and sends it again).
+   * reservation (at once when this throws: then the sender gets a 451 and sends it again). `rawCrc`: the raw's
+   * CRC-32 when the caller has it (the SMTP stand-in computes it as the data arrives).
    */
-  async accept(envelope: Envelope, raw: Buffer, done: () => void): Promise<void> {
+  async accept(envelope: Envelope, raw: Buffer, done: () => void, rawCrc?: number): Promise<void> {
     const { ctx, spool } = this.options;
     let place: SpoolPlace | undefined;
     let release: (() => void) | undefined;
     try {
       // The spool first, so that the appends of every session waiting form one group (one fdatasync), then a slot.
-      if (spool) place = await spool.append(envelope, raw);
+      if (spool) place = await spool.append(envelope, raw, rawCrc);
       release = await this.slots.acquire();
       if (!spool) await acceptInbound(ctx, envelope, raw);
     } catch (error) {

@@ -6,8 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import type { SMTPServerDataStream } from 'smtp-server';
 import { MAX_MESSAGE_BYTES } from '../lambdas/core/limits';
+import { crc32Combine } from './crc32';
 
 /** A reply the SMTP server sends as it is (smtp.ts). */
 export class SmtpReply extends Error {
@@ -29,15 +31,19 @@ const IN_MEMORY_DATA_BYTES = 1024 * 1024;
  * The data begins `room` bytes into the buffer (zeros): room for the trace fields (withHead), so that a 38 MB mail is
  * not copied whole on the event loop to put 300 bytes before it. Spooled data is read back by the thread pool into
  * shared memory (a SharedArrayBuffer), which the parse thread (parse-thread.ts) is handed without a copy.
+ * `crc`: the data's CRC-32 (after the room), computed chunk by chunk as it arrives, for the spool's record: this
+ * thread never reads spooled data back.
  */
-export async function readData(stream: SMTPServerDataStream, spoolDir: string, room = 0): Promise<Buffer> {
+export async function readData(stream: SMTPServerDataStream, spoolDir: string, room = 0): Promise<{ data: Buffer; crc: number }> {
   const chunks: Buffer[] = [];
   let size = 0;
+  let crc = 0;
   let spool: { path: string; file: fs.FileHandle } | undefined;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       size += chunk.length;
       if (size > MAX_MESSAGE_BYTES) continue; // read and dropped
+      crc = crc32(chunk, crc);
       if (!spool && size > IN_MEMORY_DATA_BYTES) {
         const file = path.join(spoolDir, `data-${randomBytes(8).toString('hex')}`);
         spool = { path: file, file: await fs.open(file, 'wx', 0o600) };
@@ -47,9 +53,9 @@ export async function readData(stream: SMTPServerDataStream, spoolDir: string, r
       else chunks.push(chunk);
     }
     if (stream.sizeExceeded || size > MAX_MESSAGE_BYTES) throw new SmtpReply(552, '5.3.4 Message exceeds the 40 MB limit');
-    if (!spool) return Buffer.concat([Buffer.alloc(room), ...chunks]);
+    if (!spool) return { data: Buffer.concat([Buffer.alloc(room), ...chunks]), crc };
     await spool.file.close();
-    return await readBack(spool.path, size, room);
+    return { data: await readBack(spool.path, size, room), crc };
   } finally {
     if (spool) {
       await spool.file.close().catch(() => undefined);
@@ -74,9 +80,13 @@ async function readBack(file: string, size: number, room: number): Promise<Buffe
   return bytes;
 }
 
-/** `head` then the data readData left `room` bytes before: written into that room when it fits, else joined (a copy). */
-export function withHead(head: Buffer, data: Buffer, room: number): Buffer {
-  if (head.length > room) return Buffer.concat([head, data.subarray(room)]);
+/**
+ * `head` then the data readData left `room` bytes before: written into that room when it fits, else joined (a copy);
+ * with the CRC-32 of the whole, from the data's.
+ */
+export function withHead(head: Buffer, { data, crc }: { data: Buffer; crc: number }, room: number): { raw: Buffer; crc: number } {
+  const whole = crc32Combine(crc32(head), crc, data.length - room);
+  if (head.length > room) return { raw: Buffer.concat([head, data.subarray(room)]), crc: whole };
   head.copy(data, room - head.length);
-  return data.subarray(room - head.length);
+  return { raw: data.subarray(room - head.length), crc: whole };
 }

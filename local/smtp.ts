@@ -253,7 +253,7 @@ export class LocalMailServer {
       id: envelope.mailId,
       date: new Date(envelope.receivedAt),
     });
-    const raw = withHead(trace, data, TRACE_ROOM);
+    const { raw, crc } = withHead(trace, data, TRACE_ROOM);
     // Counted before the 250: a mail that got one is within its account's limit, however many sessions race.
     const admitted = await admitMail(ctx, envelope.recipients, this.worker.reservations, raw.length);
     if (admitted === 'quota' || admitted === 'storage') throw REFUSALS[admitted];
@@ -266,7 +266,7 @@ export class LocalMailServer {
       admitted.release();
       throw NO_SPACE;
     }
-    await this.worker.accept(envelope, raw, () => (admitted.release(), room.release()));
+    await this.worker.accept(envelope, raw, () => (admitted.release(), room.release()), crc);
   }
 
   /** Resolves when every accepted mail has been ingested (tests and benchmarks). */

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import { decodeSegment, encodeRecord, InboundSpool } from '../../local/inbound-spool';
 import type { Envelope } from '../../lambdas/usecases/inbound';
 
@@ -91,4 +92,9 @@ it('encodes a record as header, envelope and raw mail, each length and the CRC i
   expect(header.readUInt32LE(4)).toBe(env.length);
   expect(header.readUInt32LE(8)).toBe(body.length);
   expect(decodeSegment(Buffer.concat([header, env, body])).records[0]).toMatchObject({ envelope: envelope(1), offset: header.length + env.length });
+  // The raw's CRC given by the caller (the SMTP stand-in's, made as the data arrived): the same record, unread here.
+  expect(Buffer.concat(encodeRecord(envelope(1), raw(1), crc32(raw(1))))).toEqual(Buffer.concat([header, env, body]));
+  // A wrong one is a record replay refuses, as a torn write.
+  const wrong = encodeRecord(envelope(1), raw(1), crc32(raw(1)) ^ 1);
+  expect(decodeSegment(Buffer.concat(wrong)).records).toEqual([]);
 });
