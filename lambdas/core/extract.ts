@@ -72,6 +72,8 @@ function candidates(source: string, offset: number): Candidate[] {
 const CODE_SCAN_CHARS = 200_000;
 /** How much of an HTML document, and of a text, is looked at for links. */
 const LINK_SCAN_CHARS = 2_000_000;
+/** The most of a text or an HTML document extraction reads (a held body's `head`, core/ports.ts HeldText). */
+export const EXTRACT_SCAN_CHARS = Math.max(CODE_SCAN_CHARS, LINK_SCAN_CHARS);
 /** Codes listed at most (`codes`), and code candidates (`verification.codes`). */
 const MAX_CODES = 10;
 const MAX_CODE_CANDIDATES = 30;

@@ -7,6 +7,7 @@
  */
 import { EVENT_PREVIEW, INLINE_DETAIL_BYTES, MESSAGE_CAPS } from './limits';
 import type { MailHeader, MessageDetail, MessageRecord } from './model';
+import type { MailText } from './ports';
 
 /** A UTF-16 surrogate without its other half: no character at all. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
@@ -62,21 +63,31 @@ export function summaryFields(mail: { from: string; from_name: string | null; su
 
 type RecordBase = Omit<MessageRecord, keyof MessageDetail | 'body_key'>;
 
+/** A message's detail as ingest has it: its text and HTML as the MailParser gave them (held off this thread or not). */
+export type DetailToStore = Omit<MessageDetail, 'text' | 'html'> & { text: MailText; html: MailText };
+
+/** The detail, when both its bodies are strings (a held one is long: it never goes inline). */
+function inThisThread(detail: DetailToStore): MessageDetail | null {
+  const { text, html } = detail;
+  return typeof text === 'string' && typeof html === 'string' ? { ...detail, text, html } : null;
+}
+
 /**
  * The item to store and, when the detail is too large for it, the body object (to be written at `bodyKey` as JSON,
  * made by jsonInSlices: a large one is never serialised here, in one call on the event loop).
  */
-export function messageItem(base: RecordBase, detail: MessageDetail, bodyKey: string): { record: MessageRecord; body: MessageDetail | null } {
+export function messageItem(base: RecordBase, stored: DetailToStore, bodyKey: string): { record: MessageRecord; body: DetailToStore | null } {
   // Bodies alone past the budget: no need to serialize everything to know.
-  const json = detail.text.length + detail.html.length > INLINE_DETAIL_BYTES ? null : JSON.stringify(detail);
-  if (json !== null && Buffer.byteLength(json) <= INLINE_DETAIL_BYTES) {
+  const detail = stored.text.length + stored.html.length > INLINE_DETAIL_BYTES ? null : inThisThread(stored);
+  const json = detail === null ? null : JSON.stringify(detail);
+  if (detail !== null && json !== null && Buffer.byteLength(json) <= INLINE_DETAIL_BYTES) {
     const record = Object.freeze({ ...base, ...detail });
     // The detail's JSON, made to size it, is most of the record's: the record's JSON is the base's joined to it
     // (the two share no key, and both have some), in the spread's key order, so JSON.parse gives `record` back.
     serialised.set(record, `${JSON.stringify(base).slice(0, -1)},${json.slice(1)}`);
     return { record, body: null };
   }
-  return { record: { ...base, body_key: bodyKey, ...eventPreview(detail) }, body: detail };
+  return { record: { ...base, body_key: bodyKey, ...eventPreview(stored) }, body: stored };
 }
 
 /** The JSON of records messageItem made, kept so that a store writing JSON does not serialise them again. */
@@ -88,7 +99,7 @@ export function recordJson(record: MessageRecord): string {
 }
 
 /** The codes, links and attachment count a message.received event carries (EVENT_PREVIEW), for an item without its detail. */
-function eventPreview(detail: MessageDetail): Pick<MessageDetail, 'codes' | 'links' | 'attachment_count'> {
+function eventPreview(detail: DetailToStore): Pick<MessageDetail, 'codes' | 'links' | 'attachment_count'> {
   const codes = detail.codes.slice(0, EVENT_PREVIEW.listed);
   let room = EVENT_PREVIEW.bytes - codes.reduce((sum, code) => sum + code.length, 0);
   const links: string[] = [];

@@ -17,7 +17,7 @@ import { htmlToText } from 'html-to-text';
 import iconv from 'iconv-lite';
 import { simpleParser, type ParsedMail as MailparserResult } from 'mailparser';
 import { MESSAGE_CAPS } from '../core/limits';
-import type { MailParser, ParsedMail, ParseOptions } from '../core/ports';
+import type { InProcessParse, MailParser, ParseOptions } from '../core/ports';
 import { wellFormed } from '../core/message';
 import { liftParts, restoreParts } from './lift-parts';
 import { charsetOf, decodeHeaderValue, parseAddresses, splitHeaders, type RawHeader } from './mime-headers';
@@ -182,7 +182,7 @@ export function textOfHtml(html: string): string {
   return stripTags(html);
 }
 
-function fromMailparser(mail: MailparserResult, facts: ReturnType<typeof headerFacts>): ParsedMail {
+function fromMailparser(mail: MailparserResult, facts: ReturnType<typeof headerFacts>): InProcessParse {
   const html = typeof mail.html === 'string' ? mail.html : '';
   const text = mail.text?.trim() ? mail.text : html ? textOfHtml(html) : (mail.text ?? '');
   return {
@@ -216,7 +216,7 @@ function fromMailparser(mail: MailparserResult, facts: ReturnType<typeof headerF
  * in UTF-16 and cut, a body in a broken UTF-16) becomes U+FFFD. Left in, it reached the API's JSON as an escape that
  * strict JSON decoders refuse, and a download's Content-Disposition threw.
  */
-function wellFormedMail(mail: ParsedMail): ParsedMail {
+function wellFormedMail(mail: InProcessParse): InProcessParse {
   const all = (values: string[]) => values.map(wellFormed);
   const orNull = (value: string | null) => (value === null ? null : wellFormed(value));
   return {
@@ -240,11 +240,11 @@ function wellFormedMail(mail: ParsedMail): ParsedMail {
  * The last resort, and the degraded form ingest stores when the full form cannot be stored: the headers as
  * above and the body as text (decoded as UTF-8, else the declared charset, else windows-1252). Linear, never throws.
  */
-export function minimalParse(raw: Buffer, options: ParseOptions, error: string): ParsedMail {
+export function minimalParse(raw: Buffer, options: ParseOptions, error: string): InProcessParse {
   return wellFormedMail(minimalForm(raw, options, error));
 }
 
-function minimalForm(raw: Buffer, options: ParseOptions, error: string): ParsedMail {
+function minimalForm(raw: Buffer, options: ParseOptions, error: string): InProcessParse {
   let facts: ReturnType<typeof headerFacts>;
   try {
     facts = headerFacts(raw, options);
@@ -281,7 +281,7 @@ async function parseStructure(raw: Buffer): Promise<MailparserResult> {
 /** The full parse's time budget (ParseOptions.timeoutMs): 5 s plus 1 s per MB unless the caller sets one. */
 export const parseBudgetMs = (raw: Buffer, options: ParseOptions): number => options.timeoutMs ?? 5_000 + Math.ceil(raw.length / 1_048_576) * 1_000;
 
-export async function parseMail(raw: Buffer, options: ParseOptions = {}): Promise<ParsedMail> {
+export async function parseMail(raw: Buffer, options: ParseOptions = {}): Promise<InProcessParse> {
   const budget = parseBudgetMs(raw, options);
   let timer: NodeJS.Timeout | undefined;
   try {

@@ -17,7 +17,7 @@ import { MESSAGE_CAPS, storedBytesBound } from '../core/limits';
 import { jsonInSlices } from '../core/json-slices';
 import { boundedFileName, boundedHeaders, boundedLinks, messageItem, summaryFields } from '../core/message';
 import type { AttachmentRecord, AuthVerdicts, Caller, InboxRoute, MessageRecord } from '../core/model';
-import { blobKeys, type ParsedMail } from '../core/ports';
+import { blobKeys, extractable, type ParsedMail } from '../core/ports';
 import type { AppContext, IngestContext } from './context';
 import { createInbox } from './inboxes';
 
@@ -317,7 +317,11 @@ const MAX_ENVELOPE_ADDRESS = 256;
 const found = new WeakMap<ParsedMail, { codes: string[]; links: string[]; links_truncated: boolean }>();
 function extracted(parsed: ParsedMail) {
   let result = found.get(parsed);
-  if (!result) found.set(parsed, (result = { codes: extractCodes(parsed.subject, parsed.text), ...boundedLinks(extractLinks(parsed.html, parsed.text)) }));
+  if (!result) {
+    // A held body's head is all extraction reads of it (EXTRACT_SCAN_CHARS): the same codes and links.
+    const [text, html] = [extractable(parsed.text), extractable(parsed.html)];
+    found.set(parsed, (result = { codes: extractCodes(parsed.subject, text), ...boundedLinks(extractLinks(html, text)) }));
+  }
   return result;
 }
 
