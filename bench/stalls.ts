@@ -90,6 +90,17 @@ async function largeMail(stack: Stack, api: Api) {
         }
       }),
     );
+    // Reading one back: its detail is a 38 MB body object, of which the answer carries each body's share.
+    const [stored] = (await api('GET', `/v1/inboxes/${large.id}/messages?limit=1`)).body.messages;
+    report(
+      '4 parallel GETs of a 38 MB message × 3 rounds',
+      await probeWhile(stack.apiUrl, async () => {
+        for (let round = 0; round < 3; round++) {
+          const replies = await Promise.all(Array.from({ length: 4 }, () => api('GET', `/v1/inboxes/${large.id}/messages/${stored.id}`)));
+          if (!replies.every((r) => r.status === 200 && r.body.body_truncated === true)) throw new Error(`message reads: ${replies.map((r) => r.status).join(', ')}`);
+        }
+      }),
+    );
 
 }
 

@@ -18,6 +18,7 @@ import { AUTHORIZER_HANDLER, DEPLOYED_ROUTES } from '../lambdas/layout/functions
 import { buildViewer } from '../viewer/build';
 import { RE2_WASM_FILE, RE2_WASM_NAME } from '../lib/re2-asset';
 import { PARSE_WORKER_BUNDLE } from '../lambdas/ingest/parse-thread';
+import { JSON_READ_WORKER_BUNDLE } from '../lambdas/store/json-read-thread';
 
 const ROOT = path.join(__dirname, '..');
 export const PACKAGE_DIR = path.join(ROOT, 'dist', 'package');
@@ -93,8 +94,15 @@ export async function buildPackage(outDir: string = PACKAGE_DIR): Promise<{ dir:
   });
   fs.chmodSync(bin, 0o755);
   await copyMigrations(path.join(outDir, 'bin'));
-  // The worker thread that parses large mail (lambdas/ingest/parse-thread.ts), found beside the bundle.
-  await build({ entryPoints: [path.join(ROOT, 'lambdas', 'ingest', 'parse-worker.ts')], outfile: path.join(outDir, 'bin', PARSE_WORKER_BUNDLE), bundle: true, platform: 'node', target: `node${root.engines.node.replace(/^>=/, '')}`, format: 'cjs', mainFields: ['module', 'main'], external: [...RUNTIME_DEPENDENCIES, ...CLONE_ONLY], legalComments: 'external', logLevel: 'warning' });
+  // The worker threads, found beside the bundle (lambdas/layout/worker-threads.ts): large mail's parser
+  // (lambdas/ingest/parse-thread.ts) and the embedded store's JSON reader (lambdas/store/json-read-thread.ts).
+  const workers: [string, string][] = [
+    [path.join(ROOT, 'lambdas', 'ingest', 'parse-worker.ts'), PARSE_WORKER_BUNDLE],
+    [path.join(ROOT, 'lambdas', 'store', 'json-read-worker.ts'), JSON_READ_WORKER_BUNDLE],
+  ];
+  for (const [entry, bundle] of workers) {
+    await build({ entryPoints: [entry], outfile: path.join(outDir, 'bin', bundle), bundle: true, platform: 'node', target: `node${root.engines.node.replace(/^>=/, '')}`, format: 'cjs', mainFields: ['module', 'main'], external: [...RUNTIME_DEPENDENCIES, ...CLONE_ONLY], legalComments: 'external', logLevel: 'warning' });
+  }
   // RE2's engine (POST …/messages/wait's regex conditions), read from beside the bundle: lib/re2-asset.ts.
   fs.copyFileSync(RE2_WASM_FILE, path.join(outDir, 'bin', RE2_WASM_NAME));
   const manifest = {

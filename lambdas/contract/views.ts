@@ -113,7 +113,7 @@ export const messageView = (m: MessageRecord, detail: MessageDetail, downloadUrl
     subject: within(subject, SHARES.subject),
     text,
     html,
-    body_truncated: text.length < detail.text.length || html.length < detail.html.length,
+    body_truncated: text.length < detail.text.length || html.length < detail.html.length || detail.bodies_cut === true,
     message_id: orNull(detail.message_id),
     in_reply_to: orNull(detail.in_reply_to),
     attachments,

@@ -7,7 +7,7 @@
  */
 import { EVENT_PREVIEW, INLINE_DETAIL_BYTES, MESSAGE_CAPS } from './limits';
 import type { MailHeader, MessageDetail, MessageRecord } from './model';
-import type { MailText } from './ports';
+import type { CutJson, MailText } from './ports';
 
 /** A UTF-16 surrogate without its other half: no character at all. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
@@ -20,6 +20,17 @@ export function cut(value: string, max: number): string {
   if (value.length <= max) return value;
   const end = /[\ud800-\udbff]/.test(value[max - 1]) ? max - 1 : max;
   return value.slice(0, end);
+}
+
+/** A JSON object's string fields, each cut to `max` characters (BlobStore.getJson). */
+export function cutStrings(value: Record<string, unknown>, max: number): CutJson {
+  let wasCut = false;
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    wasCut ||= typeof field === 'string' && field.length > max;
+    out[key] = typeof field === 'string' ? cut(field, max) : field;
+  }
+  return { value: out, cut: wasCut };
 }
 
 /** An attachment name within MESSAGE_CAPS.filenameChars, its extension kept. */

@@ -119,6 +119,8 @@ export interface MessageDetail {
   /** The whole subject / from name, present only when the summary's are cut. */
   full_subject?: string;
   full_from_name?: string;
+  /** Set on read only (never stored): text or html was read cut (BODY_READ_CHARS, usecases/messages.ts). */
+  bodies_cut?: true;
 }
 
 /**

@@ -133,6 +133,12 @@ export interface BlobStore {
   /** `body`: the bytes, a string (as UTF-8), or chunks of bytes in order. `metadata`: S3 user metadata (x-amz-meta-*), at most 2 KB in all. */
   put(key: string, body: BlobBody, contentType: string, metadata?: Record<string, string>): Promise<void>;
   get(key: string): Promise<Buffer | null>;
+  /**
+   * A JSON object (a message's body object) with its string fields cut to `maxStringChars` characters each (`cut`:
+   * one was), or null when there is no such object. The local store parses a large one on a thread of its own: a
+   * 38 MB body object parsed on the event loop held every request and SMTP session about a second.
+   */
+  getJson(key: string, maxStringChars: number): Promise<CutJson | null>;
   /** The object's user metadata, or null when there is no such object. */
   head(key: string): Promise<Record<string, string> | null>;
   copy(fromKey: string, toKey: string): Promise<void>;
@@ -146,6 +152,11 @@ export interface BlobStore {
    * locally): a page that fetches them must allow it (the viewer's CSP, lambdas/api/get-viewer.ts).
    */
   downloadOrigin(): Promise<string>;
+}
+
+export interface CutJson {
+  value: Record<string, unknown>;
+  cut: boolean;
 }
 
 /** The headers a download link makes its response carry, so that stored mail is served as data. */

@@ -9,10 +9,10 @@
  * a worker that fails, dies or outlives the parse's own time budget is ended (a new one starts for the next mail) and
  * the mail is read minimally, with `parse_error` saying why, as parse-mail.ts does when mailparser fails in-process.
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { MailParser, ParsedMail, ParseOptions } from '../core/ports';
+import { startWorker } from '../layout/worker-threads';
 import { mailParser, parseBudgetMs } from './parse-mail';
 import type { ParseReply, ParseRequest } from './parse-worker';
 
@@ -25,16 +25,8 @@ const WORKER_GRACE_MS = 10_000;
 /** The compiled worker beside the npm package's bundle (scripts/build-package.ts), whose __dirname is its bin/. */
 export const PARSE_WORKER_BUNDLE = 'parse-worker.js';
 
-/**
- * The worker: the package's compiled script, else (a clone) this folder's TypeScript through tsx's require hook, as
- * the stack itself runs, resolved from here.
- */
-function newWorker(): Worker {
-  const bundled = path.join(__dirname, PARSE_WORKER_BUNDLE);
-  if (fs.existsSync(bundled)) return new Worker(bundled, { name: 'tempmail-parse' });
-  const boot = `require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(path.join(__dirname, 'parse-worker.ts'))});`;
-  return new Worker(boot, { eval: true, name: 'tempmail-parse' });
-}
+/** The worker: the package's compiled script, else this folder's TypeScript (lambdas/layout/worker-threads.ts). */
+const newWorker = () => startWorker(__dirname, path.join(__dirname, 'parse-worker.ts'), PARSE_WORKER_BUNDLE, 'tempmail-parse');
 
 interface Job {
   resolve: (parsed: ParsedMail) => void;

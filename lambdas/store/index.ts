@@ -26,6 +26,7 @@ class LazyBlobStore implements BlobStore {
   }
   put: BlobStore['put'] = (...args) => this.store.put(...args);
   get: BlobStore['get'] = (...args) => this.store.get(...args);
+  getJson: BlobStore['getJson'] = (...args) => this.store.getJson(...args);
   head: BlobStore['head'] = (...args) => this.store.head(...args);
   copy: BlobStore['copy'] = (...args) => this.store.copy(...args);
   delete: BlobStore['delete'] = (...args) => this.store.delete(...args);

@@ -10,7 +10,8 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { isChunks, type BlobBody, type BlobStore, type DownloadHeaders } from '../core/ports';
+import { cutStrings } from '../core/message';
+import { isChunks, type BlobBody, type BlobStore, type CutJson, type DownloadHeaders } from '../core/ports';
 import { standInSettings } from '../layout/stand-ins';
 import { requestHandler } from './clients';
 import { guard } from './guard';
@@ -60,6 +61,12 @@ export class S3BlobStore implements BlobStore {
   async put(key: string, body: BlobBody, contentType: string, metadata?: Record<string, string>): Promise<void> {
     const bytes = isChunks(body) ? Buffer.concat(body) : body;
     await this.call(() => this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType, Metadata: metadata })));
+  }
+
+  /** Parsed here: a function serves one event at a time. */
+  async getJson(key: string, maxStringChars: number): Promise<CutJson | null> {
+    const bytes = await this.get(key);
+    return bytes ? cutStrings(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>, maxStringChars) : null;
   }
 
   async get(key: string): Promise<Buffer | null> {

@@ -9,7 +9,9 @@
 import fsp from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { ByteSpan } from '../core/byte-range';
-import { blobKeys, isChunks, type BlobBody, type BlobStore, type DownloadHeaders, type SignedDownloads, type StoredStream } from '../core/ports';
+import { cutStrings } from '../core/message';
+import { blobKeys, isChunks, type BlobBody, type BlobStore, type CutJson, type DownloadHeaders, type SignedDownloads, type StoredStream } from '../core/ports';
+import type { JsonReadThread } from './json-read-thread';
 import type { Engine } from './sqlite-engine';
 import type { SignedLinks } from './sqlite-signed-links';
 import { FILE_BLOB_MIN_BYTES, isMissing, type BlobFiles } from './sqlite-blob-files';
@@ -35,6 +37,7 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
     private readonly engine: Engine,
     private readonly links: SignedLinks,
     private readonly files: BlobFiles,
+    private readonly jsonReader: JsonReadThread,
   ) {}
 
   async put(key: string, body: BlobBody, contentType: string, metadata?: Record<string, string>): Promise<void> {
@@ -55,6 +58,15 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
 
   async get(key: string): Promise<Buffer | null> {
     return this.readStored(key, (row) => Buffer.from(row.content as Uint8Array), (file) => fsp.readFile(this.files.path(file)));
+  }
+
+  /** A row's JSON (under FILE_BLOB_MIN_BYTES) is parsed here; a file's on the JSON reader's thread. */
+  async getJson(key: string, maxStringChars: number): Promise<CutJson | null> {
+    return this.readStored(
+      key,
+      (row) => cutStrings(JSON.parse(Buffer.from(row.content as Uint8Array).toString('utf8')) as Record<string, unknown>, maxStringChars),
+      (file) => this.jsonReader.read(this.files.path(file), maxStringChars),
+    );
   }
 
   /**

@@ -20,6 +20,7 @@ import { SqliteBlobStore } from './sqlite-blob-store';
 import { SqliteWebhookStore } from './sqlite-webhook-store';
 import { SignedLinks, signingSecret } from './sqlite-signed-links';
 import { BLOB_FILES_DIR, BlobFiles } from './sqlite-blob-files';
+import { JsonReadThread } from './json-read-thread';
 
 export const DATABASE_FILE = 'tempmail.db';
 
@@ -48,7 +49,8 @@ export function openEmbeddedStores(config: EmbeddedStoreConfig, warn: (message: 
   const engine = new Engine(path.join(config.dataDir, DATABASE_FILE));
   migrate(engine.db);
   const files = new BlobFiles(path.join(config.dataDir, BLOB_FILES_DIR), warn);
-  const blobs = new SqliteBlobStore(engine, new SignedLinks(signingSecret(config.dataDir), config.publicUrl), files);
+  const jsonReader = new JsonReadThread();
+  const blobs = new SqliteBlobStore(engine, new SignedLinks(signingSecret(config.dataDir), config.publicUrl), files, jsonReader);
   return {
     inboxes: new SqliteInboxStore(engine),
     keys: new SqliteKeyStore(engine),
@@ -64,6 +66,7 @@ export function openEmbeddedStores(config: EmbeddedStoreConfig, warn: (message: 
       // Let writes already queued commit first.
       await engine.write(() => undefined);
       engine.close();
+      await jsonReader.close();
     },
   };
 }

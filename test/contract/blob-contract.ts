@@ -34,6 +34,23 @@ export function blobContract(storesOf: () => Stores): void {
       await stores.blobs.deletePrefix(prefix);
     });
 
+    it('reads a JSON object with its long strings cut (a body object as a read takes it), small or file-sized', async () => {
+      const prefix = `contract/${unique('j')}/`;
+      const small = { text: 'abcdef', html: '', n: 3, list: ['x'], none: null };
+      await stores.blobs.put(`${prefix}small`, JSON.stringify(small), 'application/json');
+      expect(await stores.blobs.getJson(`${prefix}small`, 6)).toEqual({ value: small, cut: false });
+      expect(await stores.blobs.getJson(`${prefix}small`, 4)).toEqual({ value: { ...small, text: 'abcd' }, cut: true });
+      // File-sized (the embedded store parses it on its JSON reader's thread): a surrogate pair is never split.
+      const text = `${'é'.repeat(FILE_BLOB_MIN_BYTES)}😀tail`;
+      const large = { text, html: `<p>${'\\"'.repeat(1000)}</p>`, attachments: [{ id: 'att_1', filename: 'a"b.txt' }], parse_error: null };
+      await stores.blobs.put(`${prefix}large`, JSON.stringify(large), 'application/json');
+      expect(await stores.blobs.getJson(`${prefix}large`, FILE_BLOB_MIN_BYTES * 4)).toEqual({ value: large, cut: false });
+      expect(await stores.blobs.getJson(`${prefix}large`, FILE_BLOB_MIN_BYTES + 1)).toEqual({ value: { ...large, text: 'é'.repeat(FILE_BLOB_MIN_BYTES) }, cut: true });
+      expect(await stores.blobs.getJson(`${prefix}missing`, 10)).toBeNull();
+      await stores.blobs.deletePrefix(prefix);
+      expect(await stores.blobs.getJson(`${prefix}large`, 10)).toBeNull();
+    });
+
     it('puts, reads, heads (with metadata), copies, lists by prefix and deletes', async () => {
       const prefix = `contract/${unique('b')}/`;
       const bytes = Buffer.from([0, 1, 2, 255, 254, 10, 13]);

@@ -41,7 +41,7 @@ it('packs the bundle, the built viewer, the README and the manifest only', () =>
   const files = (JSON.parse(fs.readFileSync(path.join(work, 'files.json'), 'utf8')) as string[]).sort();
   expect(path.basename(tarball)).toMatch(/^tempmail-\d+\.\d+\.\d+\.tgz$/);
   const migrations = 'bin/sqlite/migrations/'; // the embedded store's schema, read beside the bundle at start
-  expect(files.filter((f) => !f.startsWith('viewer/') && !f.startsWith(migrations))).toEqual(['README.md', 'bin/parse-worker.js', 'bin/parse-worker.js.LEGAL.txt', 'bin/re2.wasm', 'bin/tempmail.js', 'bin/tempmail.js.LEGAL.txt', 'package.json']); // re2.wasm: the POST wait's regex engine; parse-worker.js: large mail's parser thread; both read beside the bundle
+  expect(files.filter((f) => !f.startsWith('viewer/') && !f.startsWith(migrations))).toEqual(['README.md', 'bin/json-read-worker.js', 'bin/json-read-worker.js.LEGAL.txt', 'bin/parse-worker.js', 'bin/parse-worker.js.LEGAL.txt', 'bin/re2.wasm', 'bin/tempmail.js', 'bin/tempmail.js.LEGAL.txt', 'package.json']); // re2.wasm: the POST wait's regex engine; parse-worker.js: large mail's parser thread; json-read-worker.js: the embedded store's reader of large body objects; all read beside the bundle
   expect(files.filter((f) => f.startsWith(migrations) && !/^\d{3}-[a-z0-9-]+\.(sql|js)$/.test(f.slice(migrations.length)))).toEqual([]);
   expect(files).toContain('viewer/index.html');
   expect(files.filter((f) => /\.(ts|tsx|map)$/.test(f) || /(^|\/)(test|cdk\.out|lambdas|lib|local)\//.test(f))).toEqual([]);
