@@ -7,7 +7,7 @@
  * A body held off this thread (HeldText: a large mail parsed on the local stack's parse thread) is its JSON bytes as
  * they are: this thread never holds it as a string.
  */
-import { isHeld } from './ports';
+import { isHeld } from './mail-text';
 
 
 /** Characters of one string field encoded per turn of the event loop. */

@@ -7,7 +7,8 @@
  */
 import { EVENT_PREVIEW, INLINE_DETAIL_BYTES, MESSAGE_CAPS } from './limits';
 import type { MailHeader, MessageDetail, MessageRecord } from './model';
-import type { CutJson, MailText } from './ports';
+import type { MailText } from './mail-text';
+import type { CutJson } from './ports';
 
 /** A UTF-16 surrogate without its other half: no character at all. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;

@@ -1,6 +1,7 @@
 /** What the use cases need from storage, as small interfaces: DynamoDB and S3 adapters implement them. */
 import type { Readable } from 'node:stream';
 import type { ByteSpan } from './byte-range';
+import type { MailText } from './mail-text';
 import type { InboxPosition } from './cursor';
 import type { ApiKeyRecord, InboxListing, InboxRecord, InboxRoute, MailHeader, MessageRecord, MessageSummary } from './model';
 import type { AttemptResult } from './webhook-retries';
@@ -257,28 +258,6 @@ export interface ParsedAttachment {
   content: Buffer;
   size: number;
 }
-
-/**
- * A text or HTML body held off the caller's thread. The local stack parses a large mail on a worker thread
- * (parse-thread.ts); bringing a 38 MB body back as a string took the one event loop 150–320 ms here, most of it first
- * touches of fresh memory (issue 27 item 2). `json`: the body as JSON.stringify writes it, without the quotes, in
- * UTF-8, made on that thread: the message's body object is written from it. `head`: its first EXTRACT_SCAN_CHARS
- * characters (core/extract.ts), all that code and link extraction read. `length`: the whole body's, in UTF-16 units.
- */
-export interface HeldText {
-  readonly held: true;
-  json: Uint8Array;
-  head: string;
-  length: number;
-}
-
-/** A body as a MailParser returns it: a string, or held (a parse on another thread). */
-export type MailText = string | HeldText;
-
-export const isHeld = (text: unknown): text is HeldText => typeof text === 'object' && text !== null && (text as HeldText).held === true;
-
-/** The body, or its first EXTRACT_SCAN_CHARS characters when it is held: what extraction reads. */
-export const extractable = (text: MailText): string => (typeof text === 'string' ? text : text.head);
 
 /** A mail read by the MailParser: what ingest turns into a message record, its body and its attachments. */
 export interface ParsedMail {

@@ -7,7 +7,8 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { EXTRACT_SCAN_CHARS } from '../core/extract';
-import type { MailText, ParsedMail, ParseOptions } from '../core/ports';
+import type { MailText } from '../core/mail-text';
+import type { ParsedMail, ParseOptions } from '../core/ports';
 import { parseMail } from './parse-mail';
 
 export interface ParseRequest {

@@ -17,7 +17,8 @@ import { MESSAGE_CAPS, storedBytesBound } from '../core/limits';
 import { jsonInSlices } from '../core/json-slices';
 import { boundedFileName, boundedHeaders, boundedLinks, messageItem, summaryFields } from '../core/message';
 import type { AttachmentRecord, AuthVerdicts, Caller, InboxRoute, MessageRecord } from '../core/model';
-import { blobKeys, extractable, type ParsedMail } from '../core/ports';
+import { extractable } from '../core/mail-text';
+import { blobKeys, type ParsedMail } from '../core/ports';
 import type { AppContext, IngestContext } from './context';
 import { createInbox } from './inboxes';
 
