@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildPackage } from '../../scripts/build-package';
 import { http } from '../support/http';
-import { eventually, sendMail } from '../support/mail';
+import { eventually, sendMail, sendRaw } from '../support/mail';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-package-'));
 const app = path.join(work, 'app');
@@ -41,7 +41,7 @@ it('packs the bundle, the built viewer, the README and the manifest only', () =>
   const files = (JSON.parse(fs.readFileSync(path.join(work, 'files.json'), 'utf8')) as string[]).sort();
   expect(path.basename(tarball)).toMatch(/^tempmail-\d+\.\d+\.\d+\.tgz$/);
   const migrations = 'bin/sqlite/migrations/'; // the embedded store's schema, read beside the bundle at start
-  expect(files.filter((f) => !f.startsWith('viewer/') && !f.startsWith(migrations))).toEqual(['README.md', 'bin/json-read-worker.js', 'bin/json-read-worker.js.LEGAL.txt', 'bin/parse-worker.js', 'bin/parse-worker.js.LEGAL.txt', 'bin/re2.wasm', 'bin/tempmail.js', 'bin/tempmail.js.LEGAL.txt', 'package.json']); // re2.wasm: the POST wait's regex engine; parse-worker.js: large mail's parser thread; json-read-worker.js: the embedded store's reader of large body objects; all read beside the bundle
+  expect(files.filter((f) => !f.startsWith('viewer/') && !f.startsWith(migrations))).toEqual(['README.md', 'bin/json-read-worker.js', 'bin/parse-worker.js', 'bin/parse-worker.js.LEGAL.txt', 'bin/re2.wasm', 'bin/tempmail.js', 'bin/tempmail.js.LEGAL.txt', 'package.json']); // re2.wasm: the POST wait's regex engine; parse-worker.js: large mail's parser thread; json-read-worker.js: the embedded store's reader of large body objects; all read beside the bundle
   expect(files.filter((f) => f.startsWith(migrations) && !/^\d{3}-[a-z0-9-]+\.(sql|js)$/.test(f.slice(migrations.length)))).toEqual([]);
   expect(files).toContain('viewer/index.html');
   expect(files.filter((f) => /\.(ts|tsx|map)$/.test(f) || /(^|\/)(test|cdk\.out|lambdas|lib|local)\//.test(f))).toEqual([]);
@@ -76,6 +76,14 @@ it('runs the local form with `npx tempmail serve`: a mail sent over SMTP is read
   await sendMail(smtpPort, { to: inbox.email, subject: 'from the package', text: 'Your code is 482913' });
   const waited = (await api('GET', `/v1/inboxes/${inbox.id}/messages/wait?timeout=20`)).body;
   expect(waited.message).toMatchObject({ subject: 'from the package', codes: ['482913'] });
+  // A large mail goes through the threads the package ships beside its bundle: parse-worker.js parses it (over 1 MB),
+  // and json-read-worker.js reads its body object back (a file-sized one, its text past what a read takes).
+  const long = `Your code is 551177\n${'a line of the long text\n'.repeat(100_000)}`;
+  await sendRaw(smtpPort, [inbox.email], `From: a@example.com\r\nTo: ${inbox.email}\r\nSubject: long\r\n\r\n${long.replace(/\n/g, '\r\n')}`);
+  const longOne = (await api('GET', `/v1/inboxes/${inbox.id}/messages/wait?timeout=20&subject=long`)).body.message;
+  expect(longOne).toMatchObject({ subject: 'long', codes: ['551177'], body_truncated: true });
+  expect(long.startsWith(longOne.text)).toBe(true);
+  expect(longOne.text.length).toBeGreaterThan(1_000_000);
   // The viewer it ships is served.
   const page = await fetch(`${apiUrl}/`);
   expect([page.status, await page.text()]).toEqual([200, expect.stringContaining('<div id="app"></div>')]);
