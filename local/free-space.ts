@@ -13,6 +13,12 @@
  *
  * Free space counts what the filesystem has for this user, plus what the store will reuse before it grows (SQLite's
  * free pages: deleted mail does not shrink its file).
+ *
+ * The filesystem is asked (statfs) at every check that can lead to a 250 or an API write (`claim`, `refusesWrite`)
+ * and every second. An RCPT's check (`roomForRecipient`, an early refusal only: the mail's own claim at the end of
+ * DATA decides its 250) reuses the last answer if it is under a second old, less what was promised then and every
+ * byte claimed since (also by mail whose ingest has ended: what it wrote is not in that answer), and asks again
+ * before it refuses.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,6 +32,8 @@ export const RESERVE_FILE = 'free-space.reserve';
  */
 export const INGEST_SPACE_FACTOR = 4;
 const CHECK_INTERVAL_MS = 1_000;
+/** How old the filesystem's last answer may be for an RCPT's check. */
+const REUSE_MS = 1_000;
 
 export class FreeSpace {
   private readonly reserveFile: string;
@@ -34,6 +42,9 @@ export class FreeSpace {
   private timer?: NodeJS.Timeout;
   /** The filesystem was found full (under RESERVE_BYTES): no writes but deletes until it has twice that again. */
   private full = false;
+  /** Bytes claimed since start, released or not; and the filesystem's last answer, with when, and both totals then. */
+  private claimedEver = 0;
+  private last?: { free: number; atMs: number; promised: number; claimedEver: number };
 
   constructor(
     private readonly dataDir: string,
@@ -48,7 +59,21 @@ export class FreeSpace {
   /** Bytes the filesystem has for us now (the reserve not counted). */
   private filesystemFree(): number {
     const stats = fs.statfsSync(this.dataDir);
-    return stats.bavail * stats.bsize;
+    const free = stats.bavail * stats.bsize;
+    this.last = { free, atMs: Date.now(), promised: this.promised, claimedEver: this.claimedEver };
+    return free;
+  }
+
+  /**
+   * An RCPT's check: as `roomFor()`, on the filesystem's last answer while it is under REUSE_MS old. What ingest
+   * writes since is at most what was promised then and what has been claimed since, released or not, so both are
+   * taken off; asked again whenever that would refuse, so that it never refuses on an old answer.
+   */
+  roomForRecipient(): boolean {
+    const { last } = this;
+    if (this.full || !last || Date.now() - last.atMs >= REUSE_MS) return this.roomFor();
+    const estimate = last.free + this.reclaimable() - last.promised - (this.claimedEver - last.claimedEver);
+    return estimate >= this.minFreeBytes || this.roomFor();
   }
 
   /** Free space as the headroom counts it: the filesystem's, what the store reuses, less what accepted mail may take. */
@@ -68,6 +93,7 @@ export class FreeSpace {
   claim(bytes: number): { release(): void } | null {
     if (!this.roomFor(bytes)) return null;
     this.promised += bytes;
+    this.claimedEver += bytes;
     let released = false;
     return {
       release: () => {
@@ -94,6 +120,7 @@ export class FreeSpace {
     }
     if (free >= 2 * RESERVE_BYTES) this.full = false;
     if (!held && free >= this.minFreeBytes + 2 * RESERVE_BYTES) {
+      this.last = undefined; // that answer counts the reserve's bytes as free
       try {
         fs.writeFileSync(this.reserveFile, Buffer.alloc(RESERVE_BYTES), { mode: 0o600 });
       } catch (error) {

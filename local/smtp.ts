@@ -219,7 +219,7 @@ export class LocalMailServer {
     // Refused recipients count too: without them a session could probe 20,000 addresses in a second.
     const rejected = this.rejected.get(session.id) ?? 0;
     if (session.envelope.rcptTo.length + rejected >= MAX_RECIPIENTS) throw new SmtpReply(452, '4.5.3 Too many recipients');
-    if (this.options.space && !this.options.space.roomFor()) throw NO_SPACE;
+    if (this.options.space && !this.options.space.roomForRecipient()) throw NO_SPACE;
     const admission = await admitRecipient(this.options.ctx, address.address, this.worker.reservations, { catchAllFor: this.options.catchAllFor });
     if (admission === 'ok') return;
     // A full quota (452) says nothing about the address and a sender retries it later: neither counted nor slowed.
