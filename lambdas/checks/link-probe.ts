@@ -1,19 +1,20 @@
 /**
  * The LinkProber port: asks each URL with HEAD (GET where the server answers HEAD with 405 or 501), follows its
  * redirects, and reads no body (the connection is dropped once the status is in). Under the webhook sender's address
- * rule (lambdas/core/webhook-destinations.ts, as lambdas/webhooks/http-sender.ts applies it): unless private
- * destinations are allowed (the local form's TEMPMAIL_WEBHOOK_ALLOW_PRIVATE, never on AWS), an IP literal is checked
- * before the request and a host name by a lookup hook on the connection itself, every address it resolves to, so
- * the socket connects to an address that passed (a name cannot be re-pointed between check and use). Every hop of
+ * rule (lambdas/core/webhook-destinations.ts refusedAddress, as lambdas/webhooks/http-sender.ts applies it): an IP
+ * literal is checked before the request and a host name by the lookup hook on the connection itself
+ * (lambdas/net/guarded-lookup.ts), every address it resolves to, so the socket connects to an address that passed.
+ * Where private destinations are allowed (the local form's TEMPMAIL_WEBHOOK_ALLOW_PRIVATE, never on AWS) only
+ * link-local addresses are refused: a link in a stranger's mail never reaches the instance metadata. Every hop of
  * a redirect chain is checked again. Bounded: a few requests at a time, each within its timeout, all by the deadline.
  */
-import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import type { LinkOutcome, LinkReport, LinkTarget } from '../core/checks/links';
 import type { LinkProber } from '../core/ports';
-import { forbiddenAddress } from '../core/webhook-destinations';
+import { refusedAddress } from '../core/webhook-destinations';
+import { guardedLookup, RefusedAddress } from '../net/guarded-lookup';
 
 /** One request's longest wait for its status. */
 export const LINK_TIMEOUT_MS = 5_000;
@@ -29,38 +30,23 @@ export interface LinkProbeOptions {
   timeoutMs?: number;
 }
 
-class Refused extends Error {}
-
-/** dns.lookup, refusing the name when any address it resolves to is forbidden (the webhook sender's hook). */
-const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, '', 4);
-    const list = addresses as dns.LookupAddress[];
-    const bad = list.map((a) => forbiddenAddress(a.address)).find(Boolean);
-    if (bad || list.length === 0) return callback(new Refused(`${hostname} resolves to ${bad ?? 'no address'}`), '', 4);
-    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-    callback(null, list[0].address, list[0].family);
-  });
-};
-
 type Hop = { status: number; location?: string } | { error: string; refused?: boolean };
 
 export function linkProber(options: LinkProbeOptions): LinkProber {
   const timeoutMs = options.timeoutMs ?? LINK_TIMEOUT_MS;
-  const lookup = options.allowPrivate ? undefined : guardedLookup;
+  const lookup = guardedLookup(options.allowPrivate);
 
   /** Why a URL may not be asked before any DNS (scheme, a forbidden IP literal), or null. */
   const vet = (url: URL): string | null => {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${url.protocol} is not http or https`;
-    if (options.allowPrivate) return null;
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    return isIP(host) ? forbiddenAddress(host) : null;
+    return isIP(host) ? refusedAddress(host, options.allowPrivate) : null;
   };
 
   const ask = (url: URL, method: 'HEAD' | 'GET', waitMs: number): Promise<Hop> =>
     new Promise<Hop>((resolve) => {
       const client = url.protocol === 'https:' ? https : http;
-      const request = client.request(url, { method, headers: { 'User-Agent': USER_AGENT, Accept: '*/*' }, agent: false, ...(lookup ? { lookup } : {}) });
+      const request = client.request(url, { method, headers: { 'User-Agent': USER_AGENT, Accept: '*/*' }, agent: false, lookup });
       const timer = setTimeout(() => {
         request.destroy();
         resolve({ error: `no answer within ${waitMs} ms` });
@@ -74,7 +60,7 @@ export function linkProber(options: LinkProbeOptions): LinkProber {
       });
       request.on('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
-        const refused = error instanceof Refused;
+        const refused = error instanceof RefusedAddress;
         resolve({ error: refused ? error.message : `${error.code ?? 'error'}: ${error.message}`.slice(0, 200), refused });
       });
       request.end();

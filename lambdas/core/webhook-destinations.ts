@@ -51,6 +51,30 @@ function embeddedIpv4(address: string): string | null {
   return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
 }
 
+/**
+ * Never reached, not even where private destinations are allowed (the local form's default, so that a webhook or a
+ * link check can reach a service on this machine or its network): link-local addresses, where a cloud machine's
+ * instance metadata answers (169.254.169.254; fd00:ec2::254 on AWS's IPv6).
+ */
+const NEVER = new BlockList();
+NEVER.addSubnet('169.254.0.0', 16, 'ipv4');
+NEVER.addSubnet('fe80::', 10, 'ipv6');
+NEVER.addAddress('fd00:ec2::254', 'ipv6');
+
+/**
+ * Why an outbound request (a webhook delivery, a link check) may not go to an address, or null when it may: with
+ * private destinations allowed, only the link-local ones are refused; otherwise every non-public one (forbiddenAddress).
+ */
+export function refusedAddress(address: string, allowPrivate: boolean): string | null {
+  if (!allowPrivate) return forbiddenAddress(address);
+  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const family = isIP(bare);
+  if (family === 0) return `not an IP address: ${address}`;
+  const v4 = family === 6 ? embeddedIpv4(bare) : bare;
+  const never = v4 ? NEVER.check(v4, 'ipv4') : NEVER.check(bare, 'ipv6');
+  return never ? `${address} is a link-local address (where cloud instance metadata answers), never reached` : null;
+}
+
 /** Why an address may not receive deliveries, or null when it may (a public unicast address). */
 export function forbiddenAddress(address: string): string | null {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
@@ -69,7 +93,7 @@ export const MAX_URL_LENGTH = 2048;
 
 /**
  * The checks on a URL itself (before any DNS): https only and no forbidden IP literal, unless private
- * destinations are allowed (the local form's default). Throws 400. The host name's addresses are checked at
+ * destinations are allowed (the local form's default: then only a link-local literal is refused). Throws 400. The host name's addresses are checked at
  * creation and again at every delivery (DNS may change), by the sender.
  */
 export function checkWebhookUrl(raw: string, allowPrivate: boolean): URL {
@@ -85,13 +109,11 @@ export function checkWebhookUrl(raw: string, allowPrivate: boolean): URL {
   if (url.hash) throw badRequest('url must not have a fragment');
   // Again as it is stored and sent: percent-encoding makes each non-ASCII character up to 9 (2,000 × "é" was 12 KB).
   if (url.href.length > MAX_URL_LENGTH) throw badRequest(`url must be at most ${MAX_URL_LENGTH} characters once encoded (${url.href.length})`);
-  if (!allowPrivate) {
-    if (url.protocol !== 'https:') throw badRequest('url must use https');
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host)) {
-      const why = forbiddenAddress(host);
-      if (why) throw badRequest(`url refused: ${why}`);
-    }
+  if (!allowPrivate && url.protocol !== 'https:') throw badRequest('url must use https');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) {
+    const why = refusedAddress(host, allowPrivate);
+    if (why) throw badRequest(`url refused: ${why}`);
   }
   return url;
 }

@@ -9,9 +9,10 @@
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import type { WebhookSender } from '../core/ports';
-import { forbiddenAddress } from '../core/webhook-destinations';
+import { refusedAddress } from '../core/webhook-destinations';
+import { guardedLookup, RefusedAddress } from '../net/guarded-lookup';
 import { responseExcerpt, type AttemptResult } from '../core/webhook-retries';
 
 /** Read at most this much of an answer (only an excerpt is kept); the connection is dropped past it. */
@@ -24,39 +25,25 @@ export interface SenderOptions {
   allowPrivate: boolean;
 }
 
-class Refused extends Error {}
-
-/** dns.lookup, refusing the whole name when any address it resolves to is forbidden. */
-const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, '', 4);
-    const list = addresses as dns.LookupAddress[];
-    const bad = list.map((a) => forbiddenAddress(a.address)).find(Boolean);
-    if (bad || list.length === 0) return callback(new Refused(`refused: ${hostname} resolves to ${bad ?? 'no address'}`), '', 4);
-    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-    callback(null, list[0].address, list[0].family);
-  });
-};
-
 export class HttpWebhookSender implements WebhookSender {
   private readonly agents: { http: http.Agent; https: https.Agent };
 
   constructor(private readonly options: SenderOptions) {
-    const lookup = options.allowPrivate ? undefined : guardedLookup;
     // Kept-alive connections: a receiver getting a stream of events is not handshaked again for each. A kept
     // socket is already connected to a checked address.
-    const agentOptions = { keepAlive: true, maxSockets: 64, timeout: 4_000, ...(lookup ? { lookup } : {}) };
+    const agentOptions = { keepAlive: true, maxSockets: 64, timeout: 4_000, lookup: guardedLookup(options.allowPrivate) };
     this.agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
   }
 
   async vet(url: URL): Promise<string | null> {
-    if (this.options.allowPrivate) return null;
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host)) return forbiddenAddress(host);
+    if (isIP(host)) return refusedAddress(host, this.options.allowPrivate);
+    // Private destinations allowed: a name is checked where it is used, at each delivery (the lookup hook).
+    if (this.options.allowPrivate) return null;
     try {
       const addresses = await dns.promises.lookup(host, { all: true, verbatim: true });
       if (addresses.length === 0) return `${host} does not resolve`;
-      const bad = addresses.map((a) => forbiddenAddress(a.address)).find(Boolean);
+      const bad = addresses.map((a) => refusedAddress(a.address, false)).find(Boolean);
       return bad ? `${host} resolves to ${bad}` : null;
     } catch (error) {
       return `${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
@@ -81,12 +68,10 @@ export class HttpWebhookSender implements WebhookSender {
       } catch {
         return finish({ error: 'invalid url', durationMs: 0 });
       }
-      if (!this.options.allowPrivate) {
-        if (url.protocol !== 'https:') return finish({ error: 'refused: only https URLs are delivered to', durationMs: 0 });
-        const host = url.hostname.replace(/^\[|\]$/g, '');
-        const literal = isIP(host) ? forbiddenAddress(host) : null;
-        if (literal) return finish({ error: `refused: ${literal}`, durationMs: 0 });
-      }
+      if (!this.options.allowPrivate && url.protocol !== 'https:') return finish({ error: 'refused: only https URLs are delivered to', durationMs: 0 });
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      const literal = isIP(host) ? refusedAddress(host, this.options.allowPrivate) : null;
+      if (literal) return finish({ error: `refused: ${literal}`, durationMs: 0 });
       const client = url.protocol === 'https:' ? https : http;
       const payload = Buffer.from(body, 'utf8');
       const request = client.request(url, {
@@ -116,8 +101,8 @@ export class HttpWebhookSender implements WebhookSender {
         response.on('aborted', done);
       });
       request.on('error', (error: NodeJS.ErrnoException) => {
-        const refused = error instanceof Refused || /^refused:/.test(error.message);
-        finish({ error: refused ? error.message : `${error.code ?? 'error'}: ${error.message}`.slice(0, 200), durationMs: took() });
+        const why = error instanceof RefusedAddress ? `refused: ${error.message}` : `${error.code ?? 'error'}: ${error.message}`.slice(0, 200);
+        finish({ error: why, durationMs: took() });
       });
       request.end(payload);
     });

@@ -79,6 +79,28 @@ it('refuses loopback, private and metadata addresses unless private destinations
   expect(linksSection(report, 4).findings.map((f) => f.result)).toEqual(['warn', 'warn', 'warn', 'warn']);
 });
 
+it('never asks a link-local address, the instance metadata among them, even where private destinations are allowed', async () => {
+  const before = methods.length;
+  const report = await local.probe(
+    [
+      { url: 'http://169.254.169.254/latest/meta-data/iam/security-credentials/', kind: 'link' },
+      { url: 'http://[fd00:ec2::254]/latest/meta-data/', kind: 'link' },
+      { url: 'http://[::ffff:169.254.169.254]/', kind: 'image' },
+      { url: 'http://[fe80::1]/', kind: 'link' },
+      { url: `${base}/ok`, kind: 'link' }, // loopback: allowed locally
+    ],
+    later(),
+  );
+  expect(report.outcomes.map((o) => o.refused ?? o.status)).toEqual([
+    '169.254.169.254 is a link-local address (where cloud instance metadata answers), never reached',
+    'fd00:ec2::254 is a link-local address (where cloud instance metadata answers), never reached',
+    '::ffff:a9fe:a9fe is a link-local address (where cloud instance metadata answers), never reached',
+    'fe80::1 is a link-local address (where cloud instance metadata answers), never reached',
+    200,
+  ]);
+  expect(methods.length).toBe(before + 1);
+});
+
 it('asks at most MAX_CHECKED_LINKS URLs, links before images, each once, and says how many there were', () => {
   const links = Array.from({ length: 10_000 }, (_, i) => `https://x.example/${i}`);
   const { targets, total } = linkTargets([...links, links[0], 'mailto:a@b.example'], ['https://img.example/a.png']);

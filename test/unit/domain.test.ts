@@ -12,7 +12,7 @@ import { attachmentDownload, MAX_NAME_CHARS } from '../../lambdas/core/downloads
 import { EVENT_PREVIEW, INLINE_DETAIL_BYTES } from '../../lambdas/core/limits';
 import { messageItem, recordJson } from '../../lambdas/core/message';
 import { DISABLED_VERDICTS, type MessageDetail } from '../../lambdas/core/model';
-import { checkWebhookUrl, forbiddenAddress } from '../../lambdas/core/webhook-destinations';
+import { checkWebhookUrl, forbiddenAddress, refusedAddress } from '../../lambdas/core/webhook-destinations';
 import { messageReceivedPayload } from '../../lambdas/core/webhook-payloads';
 
 const domains = parseDomains('tempmail.local,inbox.test,mailbox.test');
@@ -261,5 +261,16 @@ describe('webhook URLs', () => {
     expect(() => checkWebhookUrl('https://[3fff::1]/hook', false)).toThrow(/url refused/);
     // Just outside 3fff::/20, and an ordinary global address: allowed.
     for (const address of ['3fff:1000::1', '2a00:1450:4001::1']) expect(forbiddenAddress(address)).toBeNull();
+  });
+
+  it('refuse link-local addresses (instance metadata) even where private destinations are allowed, and nothing else there', () => {
+    for (const address of ['169.254.169.254', '169.254.0.1', 'fe80::1', 'fd00:ec2::254', '::ffff:169.254.169.254', '[fe80::1%eth0]']) {
+      expect(refusedAddress(address, true)).toMatch(/is a link-local address .*never reached$/);
+      expect(refusedAddress(address, false)).not.toBeNull();
+    }
+    for (const address of ['127.0.0.1', '10.1.2.3', '192.168.1.1', '::1', 'fd00::1', '8.8.8.8']) expect(refusedAddress(address, true)).toBeNull();
+    expect(refusedAddress('127.0.0.1', false)).toBe(forbiddenAddress('127.0.0.1'));
+    expect(() => checkWebhookUrl('http://169.254.169.254/latest/meta-data/', true)).toThrow(/url refused: 169\.254\.169\.254 is a link-local/);
+    expect(checkWebhookUrl('http://127.0.0.1:8080/hook', true).href).toBe('http://127.0.0.1:8080/hook');
   });
 });
