@@ -11,10 +11,9 @@
 import http from 'node:http';
 import { pipeline, type Duplex } from 'node:stream';
 import { createHash, randomUUID } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { corsHeaders, preflightHeaders } from '../lambdas/contract/cors';
-import { COMPRESSION_MIN_BYTES, GATEWAY_RESPONSES, type GatewayResponseType } from '../lambdas/contract/gateway-responses';
+import { GATEWAY_RESPONSES, type GatewayResponseType } from '../lambdas/contract/gateway-responses';
 import { LAMBDA_RESPONSE_LIMIT_BYTES, MAX_BODY_BYTES } from '../lambdas/core/limits';
 import { matchRoute, type Route } from '../lambdas/contract/routes';
 import { ROUTE_FUNCTIONS } from '../lambdas/layout/functions';
@@ -28,6 +27,7 @@ import type { AppContext } from '../lambdas/usecases/context';
 import { DownloadLimits, serveDownload } from './gateway-downloads';
 import { lambdaContext, loadHandler } from './handlers';
 import { TokenBuckets } from './rate-limiter';
+import { compressed } from './gateway-compression';
 import { askForBodies, headersOf, queryOf } from './gateway-request';
 import type { FreeSpace } from './free-space';
 
@@ -169,10 +169,10 @@ export class LocalGateway {
     this.server = http.createServer({ requestTimeout: 60_000, headersTimeout: 10_000 }, (req, res) => {
       this.handle(req)
         .catch((error) => ownError(error, randomUUID()))
-        .then((reply) => {
+        .then(async (reply) => {
           const headers = reply.own ? { ...corsHeaders(this.options.ctx.settings.corsOrigin), ...reply.headers } : reply.headers;
           if (reply.stream) return sendStream(req, res, reply.status, headers, reply.stream);
-          const body = this.compress(req, reply, headers);
+          const body = await compressed(req, reply.body, headers);
           // Answered before its body was read (refused, or no body wanted): the connection closes rather than
           // waiting for the rest, and what still arrives meanwhile is discarded unread.
           if (!req.complete) {
@@ -181,7 +181,8 @@ export class LocalGateway {
           }
           res.writeHead(reply.status, { ...headers, 'Content-Length': String(body.length) });
           res.end(body);
-        });
+        })
+        .catch(() => res.destroy()); // only the compression can fail here (memory): the client sees the connection end
     });
     this.server.on('connection', (socket) => {
       const client = socket.remoteAddress ?? '';
@@ -204,17 +205,6 @@ export class LocalGateway {
     });
     this.server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => refuse(socket, 405, 'method CONNECT is not allowed'));
     askForBodies(this.server);
-  }
-
-  /** gzip, like API Gateway's minimumCompressionSize, for clients that accept it; download links are served as stored. */
-  private compress(req: http.IncomingMessage, reply: Reply, headers: Record<string, string>): Buffer {
-    const accepts = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
-    const type = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
-    const compressible = /^(text\/|application\/(json|javascript)|image\/svg)/.test(type);
-    if (!accepts || !compressible || reply.body.length < COMPRESSION_MIN_BYTES || (req.url ?? '').startsWith(DOWNLOAD_PATH)) return reply.body;
-    headers['Content-Encoding'] = 'gzip';
-    headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
-    return gzipSync(reply.body);
   }
 
   async listen(): Promise<string> {
