@@ -136,9 +136,11 @@ export const messageView = (m: MessageRecord, detail: MessageDetail, downloadUrl
 
 
 /** A message's snapshot (core/snapshot.ts), each field cut to the share a message's has. */
-export const snapshotView = (id: string, snapshot: SnapshotFields) => {
+/** `readCut`: the bodies it was made from were read cut (storedDetail's bodies_cut), so it is not whole either. */
+export const snapshotView = (id: string, snapshot: SnapshotFields, readCut = false) => {
   const subject = within(snapshot.subject, SHARES.subject);
   const text = within(snapshot.text, SHARES.body);
   const html = within(snapshot.html, SHARES.body);
-  return { id, subject, text, html, truncated: subject.length + text.length + html.length < snapshot.subject.length + snapshot.text.length + snapshot.html.length };
+  const cut = subject.length + text.length + html.length < snapshot.subject.length + snapshot.text.length + snapshot.html.length;
+  return { id, subject, text, html, truncated: readCut || cut };
 };

@@ -88,7 +88,7 @@ export async function getMessageSnapshot(ctx: AppContext, caller: Caller, inboxI
     messageIds: [detail.message_id, detail.in_reply_to].filter((id): id is string => id !== null),
     boundaries: detail.headers.filter((h) => /^content-type$/i.test(h.name)).flatMap((h) => /boundary="?([^";\s]+)/i.exec(h.value)?.[1] ?? []),
   });
-  return snapshotView(message.id, snapshot);
+  return snapshotView(message.id, snapshot, detail.bodies_cut === true);
 }
 
 /**

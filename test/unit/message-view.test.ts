@@ -6,8 +6,8 @@
 import fc from 'fast-check';
 import { LAMBDA_RESPONSE_LIMIT_BYTES, MESSAGE_CAPS, MESSAGE_RESPONSE_SHARES } from '../../lambdas/core/limits';
 import { DISABLED_VERDICTS, type MessageDetail, type MessageRecord } from '../../lambdas/core/model';
-import { messageView, prefixWithin } from '../../lambdas/contract/views';
-import { SUBJECT_CUT_MARK, summaryFields, wellFormed } from '../../lambdas/core/message';
+import { messageView, prefixWithin, snapshotView } from '../../lambdas/contract/views';
+import { messageDetail, SUBJECT_CUT_MARK, summaryFields, wellFormed } from '../../lambdas/core/message';
 
 /** What Lambda counts for an answer carrying `body`. */
 const proxyResultBytes = (body: unknown) =>
@@ -127,6 +127,17 @@ it('leaves an ordinary message whole', () => {
   };
   const view = messageView(record, detail, []);
   expect(view).toMatchObject({ ...detail, from_name: record.from_name, subject: record.subject, body_truncated: false, attachments_truncated: false });
+});
+
+it('says the bodies were cut when they were read cut, whether or not the answer cuts them again', () => {
+  const record = { id: 'msg_01cut0000000000000000000', inbox_id: 'inbox_cut', from: 'a@example.com', from_name: null, subject: 's', to: 'x@tempmail.local', received_at: new Date(0).toISOString(), size: 1, auth: DISABLED_VERDICTS, raw_key: 'raw' } satisfies MessageRecord;
+  // What a read of a 40 MB text gives (usecases/messages.ts BODY_READ_CHARS): fits the answer as it is.
+  const text = 'x'.repeat(1_000);
+  const detail = { ...messageDetail(record, { text }), bodies_cut: true as const };
+  expect(messageView(record, detail, [])).toMatchObject({ text, body_truncated: true });
+  expect(messageView(record, { ...detail, bodies_cut: undefined }, []).body_truncated).toBe(false);
+  expect(snapshotView(record.id, { subject: 's', text, html: '' }, true)).toMatchObject({ text, truncated: true });
+  expect(snapshotView(record.id, { subject: 's', text, html: '' }).truncated).toBe(false);
 });
 
 describe('the summary of a long subject', () => {
