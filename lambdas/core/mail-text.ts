@@ -1,9 +1,11 @@
 /**
  * A mail's text or HTML body as a MailParser returns it (core/ports.ts ParsedMail): a string, or held off the
- * caller's thread. The local stack parses a large mail on a worker thread (parse-thread.ts); bringing a 38 MB body back as a string took the one event loop 150–320 ms here, most of it first
- * touches of fresh memory (issue 27 item 2). `json`: the body as JSON.stringify writes it, without the quotes, in
- * UTF-8, made on that thread: the message's body object is written from it. `head`: its first EXTRACT_SCAN_CHARS
- * characters (core/extract.ts), all that code and link extraction read. `length`: the whole body's, in UTF-16 units.
+ * caller's thread. The local stack parses a large mail on a worker thread (parse-thread.ts); bringing a 38 MB body
+ * back as a string took the one event loop 150–320 ms here, most of it first touches of fresh memory (issue 27
+ * item 2). `json`: what a message keeps of the body (its first BODY_KEPT_CHARS characters, core/message.ts) as
+ * JSON.stringify writes it, without the quotes, in UTF-8, made on that thread: the message's body object is written
+ * from it. `head`: its first EXTRACT_SCAN_CHARS characters (core/extract.ts), all that code and link extraction read.
+ * `length`: the whole body's, in UTF-16 units.
  */
 export interface HeldText {
   readonly held: true;

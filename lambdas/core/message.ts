@@ -5,7 +5,8 @@
  * fields are cut, and the detail stays in the item only while it is small; otherwise it goes to the message's body
  * object. An item is therefore at most about INLINE_DETAIL_BYTES + 10 KB, whatever the mail holds. No I/O.
  */
-import { EVENT_PREVIEW, INLINE_DETAIL_BYTES, MESSAGE_CAPS } from './limits';
+import { EXTRACT_SCAN_CHARS } from './extract';
+import { EVENT_PREVIEW, INLINE_DETAIL_BYTES, MESSAGE_CAPS, MESSAGE_RESPONSE_SHARES } from './limits';
 import type { MailHeader, MessageDetail, MessageRecord } from './model';
 import type { MailText } from './mail-text';
 import type { CutJson } from './ports';
@@ -22,6 +23,17 @@ export function cut(value: string, max: number): string {
   const end = /[\ud800-\udbff]/.test(value[max - 1]) ? max - 1 : max;
   return value.slice(0, end);
 }
+
+/**
+ * How much of a text or an HTML body a message keeps, and a read of its body object takes: more than any answer
+ * carries (each body's share of Lambda's 6 MB) and than code and link extraction read. A 38 MB text stored whole was
+ * never served past this, and its body object took 0.2-1.6 s to read; 41 MB of control characters made a 492 MB one
+ * (each escaped in 6 bytes). The whole mail is in the raw copy.
+ */
+export const BODY_KEPT_CHARS = Math.max(MESSAGE_RESPONSE_SHARES.body, EXTRACT_SCAN_CHARS);
+
+/** What a message keeps of a body: its first BODY_KEPT_CHARS characters (a held one is kept so already). */
+export const keptBody = (text: MailText): MailText => (typeof text === 'string' ? cut(text, BODY_KEPT_CHARS) : text);
 
 /** A JSON object's string fields, each cut to `max` characters (BlobStore.getJson). */
 export function cutStrings(value: Record<string, unknown>, max: number): CutJson {
@@ -144,5 +156,6 @@ export function messageDetail(record: MessageRecord, bodyObject: Partial<Message
     parse_error: m.parse_error ?? null,
     ...(m.full_subject !== undefined ? { full_subject: m.full_subject } : {}),
     ...(m.full_from_name !== undefined ? { full_from_name: m.full_from_name } : {}),
+    ...(m.bodies_cut === true ? { bodies_cut: true as const } : {}),
   };
 }

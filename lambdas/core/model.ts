@@ -119,7 +119,7 @@ export interface MessageDetail {
   /** The whole subject / from name, present only when the summary's are cut. */
   full_subject?: string;
   full_from_name?: string;
-  /** Set on read only (never stored): text or html was read cut (BODY_READ_CHARS, usecases/messages.ts). */
+  /** text or html was cut to BODY_KEPT_CHARS (core/message.ts): at ingest, or on the read of an older, whole one. */
   bodies_cut?: true;
 }
 

@@ -7,6 +7,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { EXTRACT_SCAN_CHARS } from '../core/extract';
+import { BODY_KEPT_CHARS, cut } from '../core/message';
 import type { MailText } from '../core/mail-text';
 import type { ParsedMail, ParseOptions } from '../core/ports';
 import { parseMail } from './parse-mail';
@@ -26,10 +27,10 @@ function ownMemory(bytes: Uint8Array, taken: Set<ArrayBufferLike>): Uint8Array {
   return new Uint8Array(bytes);
 }
 
-/** `text` as sent back: itself when extraction reads all of it, else held. */
+/** `text` as sent back: itself when extraction reads all of it, else held (the JSON of what a message keeps of it). */
 function sendable(text: string): MailText {
   if (text.length <= EXTRACT_SCAN_CHARS) return text;
-  return { held: true, json: Buffer.from(JSON.stringify(text).slice(1, -1)), head: text.slice(0, EXTRACT_SCAN_CHARS), length: text.length };
+  return { held: true, json: Buffer.from(JSON.stringify(cut(text, BODY_KEPT_CHARS)).slice(1, -1)), head: text.slice(0, EXTRACT_SCAN_CHARS), length: text.length };
 }
 
 parentPort?.on('message', ({ id, raw, options }: ParseRequest) => {

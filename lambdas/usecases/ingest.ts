@@ -15,7 +15,7 @@ import { epochSeconds, isExpired, receivedBeforeInbox, utcDay } from '../core/in
 import { QuotaReservations } from './quota-reservations';
 import { MESSAGE_CAPS, storedBytesBound } from '../core/limits';
 import { jsonInSlices } from '../core/json-slices';
-import { boundedFileName, boundedHeaders, boundedLinks, messageItem, summaryFields } from '../core/message';
+import { BODY_KEPT_CHARS, boundedFileName, boundedHeaders, boundedLinks, keptBody, messageItem, summaryFields } from '../core/message';
 import type { AttachmentRecord, AuthVerdicts, Caller, InboxRoute, MessageRecord } from '../core/model';
 import { extractable } from '../core/mail-text';
 import { blobKeys, type ParsedMail } from '../core/ports';
@@ -376,8 +376,8 @@ async function storeBlobs(
       stored_bytes: size + attachments.reduce((sum, a) => sum + a.size, 0),
     },
     {
-      text: parsed.text,
-      html: parsed.html,
+      text: keptBody(parsed.text),
+      html: keptBody(parsed.html),
       attachments,
       attachment_count: parsed.attachments.length,
       ...extracted(parsed),
@@ -388,6 +388,7 @@ async function storeBlobs(
       ...boundedHeaders(parsed.headers, parsed.header_count),
       parse_error: parsed.parse_error,
       ...whole,
+      ...(parsed.text.length > BODY_KEPT_CHARS || parsed.html.length > BODY_KEPT_CHARS ? { bodies_cut: true as const } : {}),
     },
     blobKeys.body(inbox.id, messageId),
   );

@@ -4,9 +4,8 @@ import { attachmentDownload, downloadRefusal, rawDownload } from '../core/downlo
 import { blobKeys } from '../core/ports';
 import { forbidden, notFound } from '../core/errors';
 import { MESSAGE_ID } from '../core/ids';
-import { EXTRACT_SCAN_CHARS } from '../core/extract';
-import { DEFAULT_PAGE_SIZE, DEFAULT_WAIT_SECONDS, MESSAGE_RESPONSE_SHARES } from '../core/limits';
-import { messageDetail } from '../core/message';
+import { DEFAULT_PAGE_SIZE, DEFAULT_WAIT_SECONDS } from '../core/limits';
+import { BODY_KEPT_CHARS, messageDetail } from '../core/message';
 import type { Caller, MessageDetail, MessageRecord } from '../core/model';
 import { matches, messageFilter, searchFields } from '../core/search';
 import { snapshotOf } from '../core/snapshot';
@@ -50,15 +49,11 @@ export const ownedMessage = async (ctx: AppContext, caller: Caller, inboxId: str
   (await ownedInboxMessage(ctx, caller, inboxId, messageId)).message;
 
 /**
- * The most of a text or an HTML body a read takes from the body object: more than any answer carries (each body's
- * share of Lambda's 6 MB) and than extraction reads. A 38 MB body is read as its first 2 M characters, so that
- * neither a Lambda nor the local stack's event loop holds (or parses) the whole of it to answer.
+ * The message's detail: from its item, and its body object when it has one, its bodies cut to BODY_KEPT_CHARS (what
+ * ingest keeps of them; older messages kept them whole, and a read never holds or parses more).
  */
-export const BODY_READ_CHARS = Math.max(MESSAGE_RESPONSE_SHARES.body, EXTRACT_SCAN_CHARS);
-
-/** The message's detail: from its item, and its body object when it has one (its bodies cut to BODY_READ_CHARS). */
 export async function storedDetail(ctx: AppContext, message: MessageRecord): Promise<MessageDetail> {
-  const stored = message.body_key ? await ctx.stores.blobs.getJson(message.body_key, BODY_READ_CHARS) : null;
+  const stored = message.body_key ? await ctx.stores.blobs.getJson(message.body_key, BODY_KEPT_CHARS) : null;
   const detail = messageDetail(message, stored ? (stored.value as Partial<MessageDetail>) : null);
   return stored?.cut ? { ...detail, bodies_cut: true } : detail;
 }
