@@ -37,10 +37,10 @@ export const keptBody = (text: MailText): MailText => (typeof text === 'string' 
 
 /** A JSON object's string fields, each cut to `max` characters (BlobStore.getJson). */
 export function cutStrings(value: Record<string, unknown>, max: number): CutJson {
-  let wasCut = false;
+  const wasCut: string[] = [];
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
-    wasCut ||= typeof field === 'string' && field.length > max;
+    if (typeof field === 'string' && field.length > max) wasCut.push(key);
     out[key] = typeof field === 'string' ? cut(field, max) : field;
   }
   return { value: out, cut: wasCut };

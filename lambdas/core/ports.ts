@@ -157,7 +157,8 @@ export interface BlobStore {
 
 export interface CutJson {
   value: Record<string, unknown>;
-  cut: boolean;
+  /** The keys whose strings were cut, in order. */
+  cut: string[];
 }
 
 /** The headers a download link makes its response carry, so that stored mail is served as data. */

@@ -75,7 +75,7 @@ export function readCutJson(bytes: Buffer, max: number): CutJson | null {
   skip();
   if (bytes[at++] !== 0x7b) return null;
   skip();
-  if (bytes[at] === 0x7d) return { value, cut: false };
+  if (bytes[at] === 0x7d) return { value, cut: [] };
   for (;;) {
     skip();
     if (bytes[at] !== QUOTE) return null;

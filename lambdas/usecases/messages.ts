@@ -55,7 +55,8 @@ export const ownedMessage = async (ctx: AppContext, caller: Caller, inboxId: str
 export async function storedDetail(ctx: AppContext, message: MessageRecord): Promise<MessageDetail> {
   const stored = message.body_key ? await ctx.stores.blobs.getJson(message.body_key, BODY_KEPT_CHARS) : null;
   const detail = messageDetail(message, stored ? (stored.value as Partial<MessageDetail>) : null);
-  return stored?.cut ? { ...detail, bodies_cut: true } : detail;
+  // Only a body cut says so (a 2 M-character subject is cut too, and served whole within its own share).
+  return stored && (stored.cut.includes('text') || stored.cut.includes('html')) ? { ...detail, bodies_cut: true } : detail;
 }
 
 export async function fullMessage(ctx: AppContext, message: MessageRecord) {

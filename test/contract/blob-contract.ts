@@ -38,14 +38,14 @@ export function blobContract(storesOf: () => Stores): void {
       const prefix = `contract/${unique('j')}/`;
       const small = { text: 'abcdef', html: '', n: 3, list: ['x'], none: null };
       await stores.blobs.put(`${prefix}small`, JSON.stringify(small), 'application/json');
-      expect(await stores.blobs.getJson(`${prefix}small`, 6)).toEqual({ value: small, cut: false });
-      expect(await stores.blobs.getJson(`${prefix}small`, 4)).toEqual({ value: { ...small, text: 'abcd' }, cut: true });
+      expect(await stores.blobs.getJson(`${prefix}small`, 6)).toEqual({ value: small, cut: [] });
+      expect(await stores.blobs.getJson(`${prefix}small`, 4)).toEqual({ value: { ...small, text: 'abcd' }, cut: ['text'] });
       // File-sized (the embedded store parses it on its JSON reader's thread): a surrogate pair is never split.
       const text = `${'é'.repeat(FILE_BLOB_MIN_BYTES)}😀tail`;
       const large = { text, html: `<p>${'\\"'.repeat(1000)}</p>`, attachments: [{ id: 'att_1', filename: 'a"b.txt' }], parse_error: null };
       await stores.blobs.put(`${prefix}large`, JSON.stringify(large), 'application/json');
-      expect(await stores.blobs.getJson(`${prefix}large`, FILE_BLOB_MIN_BYTES * 4)).toEqual({ value: large, cut: false });
-      expect(await stores.blobs.getJson(`${prefix}large`, FILE_BLOB_MIN_BYTES + 1)).toEqual({ value: { ...large, text: 'é'.repeat(FILE_BLOB_MIN_BYTES) }, cut: true });
+      expect(await stores.blobs.getJson(`${prefix}large`, FILE_BLOB_MIN_BYTES * 4)).toEqual({ value: large, cut: [] });
+      expect(await stores.blobs.getJson(`${prefix}large`, FILE_BLOB_MIN_BYTES + 1)).toEqual({ value: { ...large, text: 'é'.repeat(FILE_BLOB_MIN_BYTES) }, cut: ['text'] });
       expect(await stores.blobs.getJson(`${prefix}missing`, 10)).toBeNull();
       await stores.blobs.deletePrefix(prefix);
       expect(await stores.blobs.getJson(`${prefix}large`, 10)).toBeNull();

@@ -62,3 +62,14 @@ it('keeps a body of up to BODY_KEPT_CHARS characters whole, and says nothing was
   expect(body.text.trim()).toBe(short);
   expect((await getMessage(ctx, caller, inbox.id, outcome.messageId!)).body_truncated).toBe(false);
 });
+
+it('says a body was cut only when one was: a subject of over 2 M characters is cut on read, the bodies are whole', async () => {
+  const inbox = await createInbox(ctx, caller, {});
+  const mailId = `subject-${inbox.id}`;
+  const subject = Array.from({ length: 210_000 }, (_, i) => `w${i % 10}x`).join(' '); // about 2.1 M characters, folded below
+  await ctx.stores.blobs.put(blobKeys.inbound(mailId), `From: a@example.com\r\nSubject: ${subject.replace(/(.{70}) /g, '$1\r\n ')}\r\n\r\nshort body, code 135791\r\n`, 'message/rfc822');
+  const [outcome] = await ingestMessage(ctx, { mailId, recipients: [inbox.email], envelopeFrom: 'a@example.com', receivedAtMs: Date.now(), verdicts: DISABLED_VERDICTS });
+  const view = await getMessage(ctx, caller, inbox.id, outcome.messageId!);
+  expect(view.text.trim()).toBe('short body, code 135791');
+  expect(view.body_truncated).toBe(false);
+});
