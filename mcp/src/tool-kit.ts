@@ -77,6 +77,8 @@ export function messageOutput(m: Message, reading: Reading) {
       cuts.add(`the ${slice.part} body shows characters ${slice.offset}–${slice.offset + slice.shown_chars} of ${slice.total_chars}`);
     }
   }
+  // The API itself served only the start of a body (body_truncated: a message keeps 2 M characters, an answer fewer).
+  if (m.body_truncated) cuts.add(`the API served only the start of the body (body_truncated): those ${sliced.map((s) => s.slice.total_chars).join(' + ')} characters are all get_message can page through`);
   const structured: Record<string, unknown> = {
     id: m.id,
     from,
@@ -114,10 +116,10 @@ export function messageOutput(m: Message, reading: Reading) {
     ...sliced.flatMap((s) => [`--- ${s.slice.part} body ---`, s.text]),
   ];
   const next = sliced.find((s) => s.slice.next_offset !== undefined)?.slice.next_offset;
-  const rest =
-    next !== undefined
-      ? `For more of the body call get_message with offset ${next} (and max_chars up to ${OUTPUT_LIMITS.maxBodyChars}); every field in full is in the REST API's GET /v1/inboxes/{id}/messages/{id}.`
-      : 'Every field in full is in the REST API\'s GET /v1/inboxes/{id}/messages/{id}.';
+  const whole = m.body_truncated
+    ? 'the whole mail, body included, is in get_raw_message (the REST API\'s GET /v1/inboxes/{id}/messages/{id}/raw)'
+    : 'every field in full is in the REST API\'s GET /v1/inboxes/{id}/messages/{id}';
+  const rest = next !== undefined ? `For more of the body call get_message with offset ${next} (and max_chars up to ${OUTPUT_LIMITS.maxBodyChars}); ${whole}.` : `${whole[0].toUpperCase()}${whole.slice(1)}.`;
   const text = [`Message ${m.id}, received ${m.received_at}, ${m.size} bytes.`, fenced(lines), cuts.note(rest)].filter(Boolean).join('\n');
   return { text, structured };
 }

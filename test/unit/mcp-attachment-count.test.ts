@@ -1,5 +1,5 @@
 /**
- * More attachments than the API lists (it keeps 100 in MIME order; `attachment_count` is the mail's number, issue 26's
+ * What get_message says was cut. More attachments than the API lists (it keeps 100 in MIME order; `attachment_count` is the mail's number, issue 26's
  * known defects): the MCP server's get_message says how many the mail has, not only how many it was given. Through
  * the MCP protocol (an in-memory transport) against a client that answers one such message.
  */
@@ -62,4 +62,14 @@ it('says nothing of a cut when every attachment is shown', async () => {
   const text = await getMessageText(message(3, 3));
   expect(text).toContain('f2.txt');
   expect(text).not.toMatch(/attachments: \d+ of/);
+});
+
+it('says when the API itself served only the start of a body, and that the whole mail is in get_raw_message', async () => {
+  const cut = await getMessageText({ ...message(0, 0), text: 'x'.repeat(50_000), body_truncated: true });
+  expect(cut).toMatch(/the API served only the start of the body \(body_truncated\): those 50000 characters are all get_message can page through/);
+  expect(cut).toMatch(/the whole mail, body included, is in get_raw_message/);
+  expect(cut).not.toMatch(/every field in full/i);
+  const whole = await getMessageText({ ...message(0, 0), text: 'x'.repeat(50_000) });
+  expect(whole).toMatch(/every field in full is in the REST API's GET/);
+  expect(whole).not.toMatch(/body_truncated/);
 });
