@@ -61,6 +61,33 @@ NEVER.addSubnet('169.254.0.0', 16, 'ipv4');
 NEVER.addSubnet('fe80::', 10, 'ipv6');
 NEVER.addAddress('fd00:ec2::254', 'ipv6');
 
+/** The 8 hextets of an IPv6 address (a dotted IPv4 tail counted as two), or null when it is not one. */
+function hextets(address: string): number[] | null {
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
+  const text = dotted ? `${address.slice(0, dotted.index)}${((+dotted[1] << 8) | +dotted[2]).toString(16)}:${((+dotted[3] << 8) | +dotted[4]).toString(16)}` : address;
+  const [head, tail, extra] = text.split('::');
+  if (extra !== undefined) return null;
+  const parse = (part: string) => (part ? part.split(':').map((h) => parseInt(h, 16)) : []);
+  const [h, t] = [parse(head), parse(tail ?? '')];
+  const all = tail === undefined ? h : [...h, ...Array<number>(Math.max(0, 8 - h.length - t.length)).fill(0), ...t];
+  return all.length === 8 && all.every((x) => x >= 0 && x <= 0xffff) ? all : null;
+}
+
+/**
+ * The IPv4 address an IPv6 one carries to an IPv4 host, in any form a route may honour: IPv4-mapped (::ffff:a.b.c.d),
+ * IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/48, in the last 32 bits) and 6to4
+ * (2002:AABB:CCDD::/48).
+ */
+function carriedIpv4(address: string): string | null {
+  const x = hextets(address);
+  if (!x) return null;
+  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  if (x.slice(0, 5).every((h) => h === 0) && (x[5] === 0xffff || x[5] === 0)) return v4(x[6], x[7]);
+  if (x[0] === 0x64 && x[1] === 0xff9b) return v4(x[6], x[7]);
+  if (x[0] === 0x2002) return v4(x[1], x[2]);
+  return null;
+}
+
 /**
  * Why an outbound request (a webhook delivery, a link check) may not go to an address, or null when it may: with
  * private destinations allowed, only the link-local ones are refused; otherwise every non-public one (forbiddenAddress).
@@ -70,9 +97,9 @@ export function refusedAddress(address: string, allowPrivate: boolean): string |
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   const family = isIP(bare);
   if (family === 0) return `not an IP address: ${address}`;
-  const v4 = family === 6 ? embeddedIpv4(bare) : bare;
-  const never = v4 ? NEVER.check(v4, 'ipv4') : NEVER.check(bare, 'ipv6');
-  return never ? `${address} is a link-local address (where cloud instance metadata answers), never reached` : null;
+  const v4 = family === 6 ? carriedIpv4(bare) : bare;
+  const never = (v4 !== null && NEVER.check(v4, 'ipv4')) || (family === 6 && NEVER.check(bare, 'ipv6'));
+  return never ? `${address} is a link-local or instance metadata address, never reached` : null;
 }
 
 /** Why an address may not receive deliveries, or null when it may (a public unicast address). */

@@ -264,13 +264,15 @@ describe('webhook URLs', () => {
   });
 
   it('refuse link-local addresses (instance metadata) even where private destinations are allowed, and nothing else there', () => {
-    for (const address of ['169.254.169.254', '169.254.0.1', 'fe80::1', 'fd00:ec2::254', '::ffff:169.254.169.254', '[fe80::1%eth0]']) {
-      expect(refusedAddress(address, true)).toMatch(/is a link-local address .*never reached$/);
+    // Every IPv6 form that carries 169.254.169.254 to an IPv4 host: mapped, compatible, NAT64 (both prefixes), 6to4.
+    const carried = ['::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '::169.254.169.254', '64:ff9b::a9fe:a9fe', '64:ff9b:1::a9fe:a9fe', '2002:a9fe:a9fe::', '2002:a9fe:a9fe:1::5'];
+    for (const address of ['169.254.169.254', '169.254.0.1', 'fe80::1', 'fd00:ec2::254', '[fe80::1%eth0]', ...carried]) {
+      expect(refusedAddress(address, true)).toMatch(/is a link-local or instance metadata address, never reached$/);
       expect(refusedAddress(address, false)).not.toBeNull();
     }
-    for (const address of ['127.0.0.1', '10.1.2.3', '192.168.1.1', '::1', 'fd00::1', '8.8.8.8']) expect(refusedAddress(address, true)).toBeNull();
+    for (const address of ['127.0.0.1', '10.1.2.3', '192.168.1.1', '::1', '::', 'fd00::1', '8.8.8.8', '2002:0808:0808::', '64:ff9b::808:808', '2001:db8::a9fe:a9fe']) expect(refusedAddress(address, true)).toBeNull();
     expect(refusedAddress('127.0.0.1', false)).toBe(forbiddenAddress('127.0.0.1'));
-    expect(() => checkWebhookUrl('http://169.254.169.254/latest/meta-data/', true)).toThrow(/url refused: 169\.254\.169\.254 is a link-local/);
+    expect(() => checkWebhookUrl('http://169.254.169.254/latest/meta-data/', true)).toThrow(/url refused: 169\.254\.169\.254 is a link-local or instance metadata address/);
     expect(checkWebhookUrl('http://127.0.0.1:8080/hook', true).href).toBe('http://127.0.0.1:8080/hook');
   });
 });
