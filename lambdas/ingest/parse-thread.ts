@@ -10,9 +10,8 @@
  * the mail is read minimally, with `parse_error` saying why, as parse-mail.ts does when mailparser fails in-process.
  */
 import path from 'node:path';
-import type { Worker } from 'node:worker_threads';
 import type { MailParser, ParsedMail, ParseOptions } from '../core/ports';
-import { startWorker } from '../layout/worker-threads';
+import { JobThread, startWorker } from '../layout/worker-threads';
 import { mailParser, parseBudgetMs } from './parse-mail';
 import type { ParseReply, ParseRequest } from './parse-worker';
 
@@ -28,16 +27,17 @@ export const PARSE_WORKER_BUNDLE = 'parse-worker.js';
 /** The worker: the package's compiled script, else this folder's TypeScript (lambdas/layout/worker-threads.ts). */
 const newWorker = () => startWorker(__dirname, path.join(__dirname, 'parse-worker.ts'), PARSE_WORKER_BUNDLE, 'tempmail-parse');
 
-interface Job {
-  resolve: (parsed: ParsedMail) => void;
-  reject: (error: Error) => void;
-  timer: NodeJS.Timeout;
-}
-
 export class ThreadedMailParser implements MailParser {
-  private worker?: Worker;
-  private readonly jobs = new Map<number, Job>();
-  private lastId = 0;
+  private readonly thread = new JobThread<ParseReply, ParsedMail>(
+    newWorker,
+    (reply) => {
+      if ('error' in reply) return new Error(reply.error);
+      // Transferred, its buffers arrive as plain Uint8Arrays: Buffers again, over the same memory.
+      const { parsed } = reply;
+      return { ...parsed, attachments: parsed.attachments.map((a) => ({ ...a, content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) })) };
+    },
+    'the parser thread',
+  );
   /** Mails parsed on the worker thread so far (tests read it). */
   threaded = 0;
 
@@ -54,78 +54,16 @@ export class ThreadedMailParser implements MailParser {
     if (raw.length < this.minBytes) return this.inProcess.parse(raw, options);
     this.threaded++;
     try {
-      return await this.onWorker(raw, options);
+      // The mail is copied to the thread (the caller keeps its buffer: ingest stores it as the raw copy), unless it
+      // lies in shared memory (the SMTP stand-in reads large DATA into a SharedArrayBuffer): the thread reads it there.
+      return await this.thread.run((id) => ({ id, raw, options }) satisfies ParseRequest, parseBudgetMs(raw, options) + WORKER_GRACE_MS);
     } catch (error) {
       return this.inProcess.minimal(raw, options, `the MIME structure could not be parsed (${(error as Error).message}); shown as plain text`);
     }
   }
 
   /** Ends the worker, if one runs (jobs in flight are read minimally). */
-  async close(): Promise<void> {
-    const worker = this.worker;
-    this.worker = undefined;
-    this.failAll(new Error('the parser was closed'));
-    await worker?.terminate();
-  }
-
-  private onWorker(raw: Buffer, options: ParseOptions): Promise<ParsedMail> {
-    const worker = this.running();
-    const id = ++this.lastId;
-    return new Promise<ParsedMail>((resolve, reject) => {
-      const budget = parseBudgetMs(raw, options) + WORKER_GRACE_MS;
-      const timer = setTimeout(() => {
-        // Stuck in synchronous work its own timer cannot interrupt: only ending the thread stops it.
-        if (this.worker === worker) this.worker = undefined;
-        this.failAll(new Error(`the parser thread took longer than ${budget} ms`));
-        void worker.terminate();
-      }, budget);
-      this.jobs.set(id, { resolve, reject, timer });
-      worker.ref();
-      // The mail is copied to the thread (the caller keeps its buffer: ingest stores it as the raw copy), unless it
-      // lies in shared memory (the SMTP stand-in reads large DATA into a SharedArrayBuffer): the thread reads it there.
-      worker.postMessage({ id, raw, options } satisfies ParseRequest);
-    });
-  }
-
-  private running(): Worker {
-    if (this.worker) return this.worker;
-    const worker = newWorker();
-    worker.on('message', (reply: ParseReply) => this.settle(reply));
-    worker.on('error', (error) => this.lost(worker, error));
-    worker.on('exit', (code) => this.lost(worker, new Error(`the parser thread exited (${code})`)));
-    worker.unref();
-    this.worker = worker;
-    return worker;
-  }
-
-  private settle(reply: ParseReply): void {
-    const job = this.jobs.get(reply.id);
-    if (!job) return;
-    this.finish(reply.id, job);
-    if ('error' in reply) return job.reject(new Error(reply.error));
-    // Transferred, its buffers arrive as plain Uint8Arrays: Buffers again, over the same memory.
-    const { parsed } = reply;
-    job.resolve({ ...parsed, attachments: parsed.attachments.map((a) => ({ ...a, content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) })) });
-  }
-
-  private lost(worker: Worker, error: Error): void {
-    if (this.worker !== worker) return;
-    this.worker = undefined;
-    this.failAll(error);
-  }
-
-  /** Fails the jobs in flight (all of them: one thread runs them all). */
-  private failAll(error: Error): void {
-    for (const [id, job] of this.jobs) {
-      this.finish(id, job);
-      job.reject(error);
-    }
-  }
-
-  private finish(id: number, job: Job): void {
-    clearTimeout(job.timer);
-    this.jobs.delete(id);
-    // An idle thread keeps no process alive.
-    if (this.jobs.size === 0) this.worker?.unref();
+  close(): Promise<void> {
+    return this.thread.close('the parser was closed');
   }
 }
