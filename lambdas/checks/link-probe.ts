@@ -10,10 +10,9 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
 import type { LinkOutcome, LinkReport, LinkTarget } from '../core/checks/links';
 import type { LinkProber } from '../core/ports';
-import { refusedAddress } from '../core/webhook-destinations';
+import { refusedLiteral } from '../core/webhook-destinations';
 import { guardedLookup, RefusedAddress } from '../net/guarded-lookup';
 
 /** One request's longest wait for its status. */
@@ -39,8 +38,7 @@ export function linkProber(options: LinkProbeOptions): LinkProber {
   /** Why a URL may not be asked before any DNS (scheme, a forbidden IP literal), or null. */
   const vet = (url: URL): string | null => {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${url.protocol} is not http or https`;
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    return isIP(host) ? refusedAddress(host, options.allowPrivate) : null;
+    return refusedLiteral(url, options.allowPrivate);
   };
 
   const ask = (url: URL, method: 'HEAD' | 'GET', waitMs: number): Promise<Hop> =>

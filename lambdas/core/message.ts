@@ -46,6 +46,9 @@ export function cutStrings(value: Record<string, unknown>, max: number): CutJson
   return { value: out, cut: wasCut };
 }
 
+/** A JSON object's text, parsed, its strings cut to `max` characters (cutStrings). */
+export const cutJson = (json: string, max: number): CutJson => cutStrings(JSON.parse(json) as Record<string, unknown>, max);
+
 /** An attachment name within MESSAGE_CAPS.filenameChars, its extension kept. */
 export function boundedFileName(name: string | null): string | null {
   if (name === null || name.length <= MESSAGE_CAPS.filenameChars) return name;

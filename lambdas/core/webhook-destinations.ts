@@ -41,14 +41,20 @@ for (const [net, bits] of [
 const GLOBAL_UNICAST_V6 = new BlockList();
 GLOBAL_UNICAST_V6.addSubnet('2000::', 3, 'ipv6');
 
+/** The dotted IPv4 address of two IPv6 hextets. */
+const ipv4Of = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/** An address as an IP literal: without a URL's brackets and an IPv6 zone (%eth0). */
+const bareAddress = (address: string) => address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+
+/** A URL's host as an address: without the brackets of an IPv6 literal. */
+export const urlHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
+
 /** The IPv4 address an IPv6 one wraps (IPv4-mapped ::ffff:a.b.c.d, NAT64 64:ff9b::a.b.c.d), if any. */
 function embeddedIpv4(address: string): string | null {
   const m = /^(?:::ffff:|64:ff9b::)(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(address);
   if (!m) return null;
-  if (m[1]) return m[1];
-  const hi = parseInt(m[2], 16);
-  const lo = parseInt(m[3], 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  return m[1] ?? ipv4Of(parseInt(m[2], 16), parseInt(m[3], 16));
 }
 
 /**
@@ -81,10 +87,9 @@ function hextets(address: string): number[] | null {
 function carriedIpv4(address: string): string | null {
   const x = hextets(address);
   if (!x) return null;
-  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  if (x.slice(0, 5).every((h) => h === 0) && (x[5] === 0xffff || x[5] === 0)) return v4(x[6], x[7]);
-  if (x[0] === 0x64 && x[1] === 0xff9b) return v4(x[6], x[7]);
-  if (x[0] === 0x2002) return v4(x[1], x[2]);
+  if (x.slice(0, 5).every((h) => h === 0) && (x[5] === 0xffff || x[5] === 0)) return ipv4Of(x[6], x[7]);
+  if (x[0] === 0x64 && x[1] === 0xff9b) return ipv4Of(x[6], x[7]);
+  if (x[0] === 0x2002) return ipv4Of(x[1], x[2]);
   return null;
 }
 
@@ -94,7 +99,7 @@ function carriedIpv4(address: string): string | null {
  */
 export function refusedAddress(address: string, allowPrivate: boolean): string | null {
   if (!allowPrivate) return forbiddenAddress(address);
-  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const bare = bareAddress(address);
   const family = isIP(bare);
   if (family === 0) return `not an IP address: ${address}`;
   const v4 = family === 6 ? carriedIpv4(bare) : bare;
@@ -104,7 +109,7 @@ export function refusedAddress(address: string, allowPrivate: boolean): string |
 
 /** Why an address may not receive deliveries, or null when it may (a public unicast address). */
 export function forbiddenAddress(address: string): string | null {
-  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const bare = bareAddress(address);
   const family = isIP(bare);
   if (family === 0) return `not an IP address: ${address}`;
   if (family === 6) {
@@ -114,6 +119,12 @@ export function forbiddenAddress(address: string): string | null {
     return null;
   }
   return FORBIDDEN.check(bare, 'ipv4') ? `${address} is a loopback, private, link-local, multicast or reserved address` : null;
+}
+
+/** Why a URL's host is refused when it is an IP literal (refusedAddress), checked before any DNS; null for a name. */
+export function refusedLiteral(url: URL, allowPrivate: boolean): string | null {
+  const host = urlHost(url);
+  return isIP(host) ? refusedAddress(host, allowPrivate) : null;
 }
 
 export const MAX_URL_LENGTH = 2048;
@@ -137,10 +148,7 @@ export function checkWebhookUrl(raw: string, allowPrivate: boolean): URL {
   // Again as it is stored and sent: percent-encoding makes each non-ASCII character up to 9 (2,000 × "é" was 12 KB).
   if (url.href.length > MAX_URL_LENGTH) throw badRequest(`url must be at most ${MAX_URL_LENGTH} characters once encoded (${url.href.length})`);
   if (!allowPrivate && url.protocol !== 'https:') throw badRequest('url must use https');
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host)) {
-    const why = refusedAddress(host, allowPrivate);
-    if (why) throw badRequest(`url refused: ${why}`);
-  }
+  const why = refusedLiteral(url, allowPrivate);
+  if (why) throw badRequest(`url refused: ${why}`);
   return url;
 }

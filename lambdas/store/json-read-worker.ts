@@ -5,7 +5,7 @@
  */
 import fsp from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
-import { cutStrings } from '../core/message';
+import { cutJson } from '../core/message';
 import type { CutJson } from '../core/ports';
 import { readCutJson } from './json-cut-reader';
 
@@ -26,7 +26,7 @@ function cutRead(bytes: Buffer, maxStringChars: number): CutJson {
   } catch {
     // parsed whole below, which says what is wrong with it
   }
-  return cutStrings(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>, maxStringChars);
+  return cutJson(bytes.toString('utf8'), maxStringChars);
 }
 
 /**

@@ -10,7 +10,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { cutStrings } from '../core/message';
+import { cutJson } from '../core/message';
 import { isChunks, type BlobBody, type BlobStore, type CutJson, type DownloadHeaders } from '../core/ports';
 import { standInSettings } from '../layout/stand-ins';
 import { requestHandler } from './clients';
@@ -66,7 +66,7 @@ export class S3BlobStore implements BlobStore {
   /** Parsed here: a function serves one event at a time. */
   async getJson(key: string, maxStringChars: number): Promise<CutJson | null> {
     const bytes = await this.get(key);
-    return bytes ? cutStrings(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>, maxStringChars) : null;
+    return bytes ? cutJson(bytes.toString('utf8'), maxStringChars) : null;
   }
 
   async get(key: string): Promise<Buffer | null> {

@@ -9,7 +9,7 @@
 import fsp from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { ByteSpan } from '../core/byte-range';
-import { cutStrings } from '../core/message';
+import { cutJson } from '../core/message';
 import { blobKeys, isChunks, type BlobBody, type BlobStore, type CutJson, type DownloadHeaders, type SignedDownloads, type StoredStream } from '../core/ports';
 import type { JsonReadThread } from './json-read-thread';
 import type { Engine } from './sqlite-engine';
@@ -64,7 +64,7 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
   async getJson(key: string, maxStringChars: number): Promise<CutJson | null> {
     return this.readStored(
       key,
-      (row) => cutStrings(JSON.parse(Buffer.from(row.content as Uint8Array).toString('utf8')) as Record<string, unknown>, maxStringChars),
+      (row) => cutJson(Buffer.from(row.content as Uint8Array).toString('utf8'), maxStringChars),
       (file) => this.jsonReader.read(this.files.path(file), maxStringChars),
     );
   }

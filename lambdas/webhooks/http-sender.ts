@@ -11,7 +11,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import type { WebhookSender } from '../core/ports';
-import { refusedAddress } from '../core/webhook-destinations';
+import { refusedAddress, refusedLiteral, urlHost } from '../core/webhook-destinations';
 import { guardedLookup, RefusedAddress } from '../net/guarded-lookup';
 import { responseExcerpt, type AttemptResult } from '../core/webhook-retries';
 
@@ -36,7 +36,7 @@ export class HttpWebhookSender implements WebhookSender {
   }
 
   async vet(url: URL): Promise<string | null> {
-    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const host = urlHost(url);
     if (isIP(host)) return refusedAddress(host, this.options.allowPrivate);
     // Private destinations allowed: a name is checked where it is used, at each delivery (the lookup hook).
     if (this.options.allowPrivate) return null;
@@ -69,8 +69,7 @@ export class HttpWebhookSender implements WebhookSender {
         return finish({ error: 'invalid url', durationMs: 0 });
       }
       if (!this.options.allowPrivate && url.protocol !== 'https:') return finish({ error: 'refused: only https URLs are delivered to', durationMs: 0 });
-      const host = url.hostname.replace(/^\[|\]$/g, '');
-      const literal = isIP(host) ? refusedAddress(host, this.options.allowPrivate) : null;
+      const literal = refusedLiteral(url, this.options.allowPrivate);
       if (literal) return finish({ error: `refused: ${literal}`, durationMs: 0 });
       const client = url.protocol === 'https:' ? https : http;
       const payload = Buffer.from(body, 'utf8');
