@@ -10,7 +10,7 @@
  * toward a session's recipient cap, and past a few each rejection waits longer (a tarpit).
  */
 import fs from 'node:fs/promises';
-import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import type { SMTPServer, SMTPServerAddress, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import { DependencyUnavailable } from '../lambdas/core/errors';
 import { MAX_MESSAGE_BYTES, MAX_RECIPIENTS } from '../lambdas/core/limits';
 import type { Caller } from '../lambdas/core/model';
@@ -20,6 +20,7 @@ import { admitMail, admitRecipient, type Admission } from '../lambdas/usecases/i
 import { InboundWorker } from './inbound-worker';
 import type { InboundSpool } from './inbound-spool';
 import { readData, SmtpReply, withHead } from './smtp-data';
+import { PromptSMTPServer } from './smtp-greeting';
 import { traceHeaders } from './trace-headers';
 import { INGEST_SPACE_FACTOR, type FreeSpace } from './free-space';
 
@@ -113,7 +114,7 @@ export class LocalMailServer {
       logEachMail: options.logEachMail ?? false,
       log: options.log,
     });
-    this.server = new SMTPServer({
+    this.server = new PromptSMTPServer({
       name: HOST_NAME,
       banner: 'TempMail local SMTP (SES stand-in)',
       // As Mailpit: STARTTLS with the stack's certificate, and AUTH with any credentials, before TLS too (applications
