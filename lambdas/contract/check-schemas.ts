@@ -5,7 +5,7 @@ import { described, named } from './schemas';
 
 export const ChecksQuery = z.strictObject({
   links: z.optional(
-    described(z.enum(['true', 'false']), 'true: also check each link and image source with a request (the links section); a check then makes requests to the URLs in the mail'),
+    described(z.enum(['true', 'false'], { error: 'links must be true or false' }), 'true: also check each link and image source with a request (the links section); a check then makes requests to the URLs in the mail'),
   ),
 });
 

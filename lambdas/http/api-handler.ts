@@ -78,13 +78,16 @@ export function errorResponse(error: unknown, requestId: string): APIGatewayProx
   return { statusCode: status, headers: { ...headers, ...cors() }, body };
 }
 
-/** "field: what is wrong", for the first problem zod found. */
+/**
+ * "field: what is wrong", for the first problem zod found. A path is written as the rules the use cases check write
+ * theirs (`conditions[0].field`), and a number that is not one says so, not "received NaN".
+ */
 export function describeZodError(error: z.core.$ZodError, where: string): string {
   const issue = error.issues[0];
   if (issue.code === 'unrecognized_keys') return `unknown ${where} field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}`;
-  const path = issue.path.join('.');
-  const message = issue.message.startsWith(path) || !path ? issue.message : `${path}: ${issue.message}`;
-  return message;
+  const path = issue.path.map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i ? '.' : ''}${String(part)}`)).join('');
+  const what = issue.message === 'Invalid input: expected number, received NaN' ? 'expected a number' : issue.message;
+  return what.startsWith(path) || !path ? what : `${path}: ${what}`;
 }
 
 function parse<T>(schema: ZodType<T> | undefined, value: unknown, where: string): T {
