@@ -123,13 +123,20 @@ const count = (value: string | undefined, fallback: number, name: string): numbe
   return n;
 };
 
+/** Whether `host` listens on every interface (TEMPMAIL_HOST=0.0.0.0 or ::). */
+export const isWildcardHost = (host: string) => host === '0.0.0.0' || host === '::';
+
+/** Where a client on this machine connects to a server listening on `host`: a wildcard is for listening, not for clients. */
+export function reachableHost(host: string): string {
+  return isWildcardHost(host) ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): LocalConfig {
   const store = (env.TEMPMAIL_STORE || DEFAULT_STORE_KIND) as StoreKind;
   if (!STORE_KINDS.includes(store)) throw new ConfigError(`TEMPMAIL_STORE must be one of ${STORE_KINDS.join(', ')}, not "${env.TEMPMAIL_STORE}"`);
   const host = env.TEMPMAIL_HOST || '127.0.0.1';
   const apiPort = port('PORT', env.PORT, 3000);
-  // A wildcard address is for listening, not for clients to connect to.
-  const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const reachable = reachableHost(host);
   return {
     store,
     host,

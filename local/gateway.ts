@@ -28,6 +28,7 @@ import { DownloadLimits, serveDownload } from './gateway-downloads';
 import { lambdaContext, loadHandler } from './handlers';
 import { TokenBuckets } from './rate-limiter';
 import { compressed } from './gateway-compression';
+import { reachableHost } from './config';
 import { askForBodies, headersOf, queryOf } from './gateway-request';
 import type { FreeSpace } from './free-space';
 
@@ -213,7 +214,7 @@ export class LocalGateway {
       this.server.listen(this.options.port, this.options.host, () => resolve());
     });
     const address = this.server.address() as { port: number };
-    return `http://${this.options.host}:${address.port}`;
+    return `http://${reachableHost(this.options.host)}:${address.port}`;
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,7 @@ import { ConfigError } from '../lambdas/config/app-config';
 import { quietLibraries } from '../lambdas/config/process-env';
 import { burstOf } from '../lambdas/core/plans';
 import path from 'node:path';
-import { configFromEnv, devKeyFile } from './config';
+import { configFromEnv, devKeyFile, isWildcardHost, reachableHost } from './config';
 import { startLocalStack } from './stack';
 import { stopOnSignals } from './foreground';
 import { stopEsbuildService } from './esbuild-service';
@@ -18,7 +18,7 @@ async function run(): Promise<void> {
   console.log(`TempMail local stack is up.
   API       ${stack.apiUrl}   (TEMPMAIL_API_URL; routes under /v1, OpenAPI at ${stack.apiUrl}/v1/openapi.json)
   viewer    ${stack.apiUrl}/   (the web inbox viewer: paste a key)
-  SMTP      ${config.host}:${stack.smtpPort}   domains: ${config.domains.join(', ')}
+  SMTP      ${reachableHost(config.host)}:${stack.smtpPort}   domains: ${config.domains.join(', ')}${isWildcardHost(config.host) ? `\n  listening on every interface (TEMPMAIL_HOST=${config.host}): the API and SMTP are reachable from other machines` : ''}
   store     ${store}`);
   const plan = stack.ctx.settings.plans.dev;
   const limited = `${burstOf(plan)}-request burst, ${plan.requests_per_minute}/min`;

@@ -110,6 +110,26 @@ describe('the embedded form (npm start)', () => {
     );
   });
 
+  it('with TEMPMAIL_HOST=0.0.0.0 listens on every interface as asked, and prints addresses a client can use', async () => {
+    const open = await startStack({ store: 'embedded', env: { TEMPMAIL_HOST: '0.0.0.0' } });
+    try {
+      const apiPort = Number(new URL(open.apiUrl).port);
+      expect(listeners(processTree(open.pid()))).toEqual(
+        [
+          { address: '0.0.0.0', port: apiPort },
+          { address: '0.0.0.0', port: open.smtpPort },
+        ].sort((a, b) => a.port - b.port),
+      );
+      const printed = open.output();
+      expect(printed).toContain(`API       http://127.0.0.1:${apiPort}   `);
+      expect(printed).toContain(`SMTP      127.0.0.1:${open.smtpPort}   `);
+      expect(printed).toContain('listening on every interface (TEMPMAIL_HOST=0.0.0.0)');
+      expect(printed).not.toContain('0.0.0.0:');
+    } finally {
+      await open.stop();
+    }
+  });
+
   it('refuses to start on a port already in use, saying so and how to choose another', async () => {
     const port = new URL(stack.apiUrl).port;
     await expect(startStack({ store: 'embedded', env: { PORT: port } })).rejects.toThrow(`API port ${port} is already in use (another TempMail stack?); choose another with PORT=`);
