@@ -13,6 +13,7 @@
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Joiner, Rewriter, Splitter } from '@zone-eu/mailsplit';
+import { decodeHTML } from 'entities';
 import { htmlToText } from 'html-to-text';
 import iconv from 'iconv-lite';
 import { simpleParser, type ParsedMail as MailparserResult } from 'mailparser';
@@ -129,7 +130,7 @@ export function nestsDeeperThan(html: string, max: number): boolean {
 
 /**
  * HTML made text without a parser, linear in its length: script and style elements dropped with their content,
- * other tags replaced by a space, `&nbsp;` made a space. A `<` with no `>` after it is text.
+ * other tags replaced by a space, character references decoded (`&nbsp;` a space). A `<` with no `>` after it is text.
  */
 export function stripTags(html: string): string {
   const lower = html.toLowerCase();
@@ -162,9 +163,9 @@ export function stripTags(html: string): string {
     }
   }
   out.push(html.slice(at));
-  return out
-    .join('')
-    .replace(/&nbsp;/g, ' ')
+  // Character references decoded as html-to-text does (`&amp;` is "&"), a no-break space made a space as before.
+  return decodeHTML(out.join(''))
+    .replace(/\u00a0/g, ' ')
     .replace(/[ \t]+/g, ' ')
     .trim();
 }

@@ -42,6 +42,18 @@ describe('stripTags', () => {
     expect(stripTags('<style>unclosed <b>bold</b>')).toBe('unclosed bold');
     expect(stripTags('<p>Your code is <b>482913</b></p>')).toBe('Your code is 482913');
   });
+
+  it('decodes character references as html-to-text does, the text past its 512 KB too', async () => {
+    expect(stripTags('<p>Tom &amp; Jerry &lt;3 caf&eacute; &#x41;&#66; &copy; &unknown; &amp</p>')).toBe('Tom & Jerry <3 café AB © &unknown; &');
+    // An HTML-only mail past html-to-text's limit is made text by stripTags: the same words as a short one.
+    const mail = (html: string) => Buffer.from(`From: a@example.com\r\nSubject: s\r\nContent-Type: text/html; charset=utf-8\r\n\r\n${html}\r\n`);
+    const line = '<p>Sign in &amp; confirm: <a href="https://x.test/?a=1&amp;b=2">caf&eacute;</a></p>\n';
+    const short = await parseMail(mail(line));
+    const long = await parseMail(mail(line.repeat(Math.ceil((600 * 1024) / line.length))));
+    expect(short.text).toContain('Sign in & confirm: café');
+    expect(long.text.startsWith('Sign in & confirm: café')).toBe(true);
+    expect(long.text).not.toContain('&amp;');
+  });
 });
 
 it('gives a mail that is nothing but HTML its text, and deeply nested HTML its text too', async () => {
