@@ -19,11 +19,12 @@
 import { randomBytes } from 'node:crypto';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { simpleParser, type AddressObject } from 'mailparser';
-import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import type { SMTPServer, SMTPServerAddress, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import { standInSettings } from '../../lambdas/layout/stand-ins';
 import type { FunctionRunner } from './functions';
 import { InvokePermissions } from './invoke-permissions';
 import { traceHeaders } from '../trace-headers';
+import { PromptSMTPServer } from '../smtp-greeting';
 import type { LocalStackModel } from './template';
 import type { Dict } from './cfn-json';
 
@@ -110,7 +111,7 @@ export class TemplateMailServer {
       }
     }
     this.s3 = new S3Client({ forcePathStyle: true, ...standInSettings(options.s3Endpoint) });
-    this.server = new SMTPServer({
+    this.server = new PromptSMTPServer({
       name: 'inbound-smtp.local.amazonaws.com',
       banner: 'Amazon SES (template form, start:aws)',
       authOptional: true,

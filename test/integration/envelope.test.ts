@@ -6,6 +6,7 @@
  * the parsed headers show them. The typed client and the MCP server (the SDK's client over stdio) show the envelope.
  */
 import { execFileSync } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -153,4 +154,23 @@ it('a bounce (MAIL FROM:<>) keeps an empty envelope sender and Return-Path: <>',
   const message = (await api('GET', `/v1/inboxes/${inbox.id}/messages/${summary.id}`)).body as { headers: { name: string; value: string }[] };
   expect(message.headers[0]).toEqual({ name: 'Return-Path', value: '<>' });
   expect(message.headers[1].value).toMatch(/^from bounce\.example \(/);
+}, 60_000);
+
+it('greets at once: a client that talks the moment it connects is served, not sent "421 You talk too soon"', async () => {
+  // smtp-server holds its greeting 100 ms and refuses a client that talks before it; the stack greets at once
+  // (local/smtp-greeting.ts), so a whole pipelined transaction sent at connect is one ordinary session.
+  const inbox = await newInbox();
+  const socket = net.connect({ host: '127.0.0.1', port: stack.smtpPort });
+  let replies = '';
+  socket.on('data', (chunk) => (replies += chunk.toString('latin1')));
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.once('connect', () =>
+    socket.write(`EHLO early.example\r\nMAIL FROM:<sender@example.com>\r\nRCPT TO:<${inbox.email}>\r\nDATA\r\n`),
+  );
+  await eventually(async () => /^354 /m.test(replies) || /^421 /m.test(replies), 10_000, 'the reply to DATA');
+  socket.write(`${mail(inbox.email, `early-${inbox.user}`)}\r\n.\r\nQUIT\r\n`);
+  await closed; // the server closes after its 221
+  const codes = replies.split('\r\n').filter((line) => /^\d{3} /.test(line)).map((line) => line.slice(0, 3));
+  expect(codes).toEqual(['220', '250', '250', '250', '354', '250', '221']);
+  expect((await listed(inbox.id)).envelope).toEqual({ from: 'sender@example.com', to: inbox.email });
 }, 60_000);

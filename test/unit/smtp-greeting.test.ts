@@ -51,6 +51,22 @@ it('greets without smtp-server’s 100 ms wait; smtp-server itself waits for it'
   expect(await plain.first).toMatch(/^220 /);
 });
 
+it('serves a client that talks the moment it connects (smtp-server’s own onConnect answered a turn later: 421 too soon)', async () => {
+  const port = await listening(new PromptSMTPServer(OPTIONS));
+  const socket = net.connect(port, '127.0.0.1');
+  open.at(-1)!.sockets.push(socket);
+  let text = '';
+  socket.once('connect', () => socket.write('EHLO early.example\r\n'));
+  const ehlo = new Promise<void>((resolve) =>
+    socket.on('data', (chunk) => {
+      text += chunk.toString('latin1');
+      if (/^(250|421) /m.test(text)) resolve();
+    }),
+  );
+  await ehlo;
+  expect(text.split('\r\n').filter((line) => /^\d{3} /.test(line)).map((line) => line.slice(0, 3))).toEqual(['220', '250']);
+});
+
 it('still refuses a connection past maxClients with 421', async () => {
   const port = await listening(new PromptSMTPServer({ ...OPTIONS, maxClients: 1 }));
   expect(await connect(port).first).toMatch(/^220 /);
