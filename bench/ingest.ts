@@ -8,8 +8,14 @@
  * it also reports, per mail, the server process's CPU (user + system from /proc, all its threads) beside the
  * discarding server's in the same run (the floor any smtp-server-based ingest pays), bytes written to disk
  * (/proc/<pid>/io write_bytes) and, against the issue's ceilings, mail/s and RSS after, for 2 KB mail and for the
- * issue's large mail (212 KB with a 150 KB base64 attachment, sent with -F). `BENCH_NODEMAILER=0` skips the
- * nodemailer rows.
+ * issue's large mail (212 KB with a 150 KB base64 attachment, sent with -F). Each size is measured twice: its first
+ * load (for 2 KB mail, the first after start) and the steady state after a warm-up sent to the stack and to the floor
+ * alike (V8 compiles the hot code over the first few thousand mails, in both).
+ *
+ * Settings (environment): BENCH_SMALL (2,000) and BENCH_LARGE (200) mails per load, 0 skips the size;
+ * BENCH_WARMUP_SMALL (6,000) and BENCH_WARMUP_LARGE (600) mails between the first load and the steady one, sent in
+ * whole loads; BENCH_NODEMAILER=0 skips the nodemailer rows; BENCH_STACK_NODE_ARGS adds node flags to the stack
+ * (test/support/stack.ts), e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -18,7 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import nodemailer from 'nodemailer';
-import { SMTPServer } from 'smtp-server';
+import { PromptSMTPServer } from '../local/smtp-greeting';
 import { rssMb } from '../test/support/poison';
 import { startStack, type StackHandle } from '../test/support/stack';
 import { cpuMs, jsonGetter, percentile } from './load';
@@ -37,14 +43,19 @@ function messages(count: number, large: boolean, to: (i: number) => string) {
   }));
 }
 
-/** Sends over SESSIONS pooled connections; returns seconds and the time each got its 250. */
-async function send(port: number, mails: ReturnType<typeof messages>, sessions = SESSIONS) {
+/**
+ * Sends over SESSIONS pooled connections (`perMail`: each sender opens a connection per mail, nodemailer's default
+ * and most test suites'); returns seconds and the time each got its 250.
+ */
+async function send(port: number, mails: ReturnType<typeof messages>, sessions = SESSIONS, perMail = false) {
   const acceptedAt = new Map<string, number>();
   let next = 0;
   const started = Date.now();
   await Promise.all(
     Array.from({ length: sessions }, async () => {
-      const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: true, maxConnections: 1, maxMessages: Infinity });
+      const transport = perMail
+        ? nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true })
+        : nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: true, maxConnections: 1, maxMessages: Infinity });
       while (next < mails.length) {
         const mail = mails[next++];
         await transport.sendMail(mail);
@@ -56,10 +67,14 @@ async function send(port: number, mails: ReturnType<typeof messages>, sessions =
   return { seconds: (Date.now() - started) / 1000, acceptedAt };
 }
 
-/** The ceiling: a bare smtp-server that reads each mail and discards it. Runs `load` against its port. */
+/**
+ * The ceiling: a bare smtp-server that reads each mail and discards it, greeting at once and looking up no client
+ * name as the stack's does (local/smtp-greeting.ts). Runs `load` against its port.
+ */
 async function againstDiscardingServer<T>(load: (port: number) => Promise<T>): Promise<T> {
-  const server = new SMTPServer({
+  const server = new PromptSMTPServer({
     authOptional: true,
+    disableReverseLookup: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
     logger: false,
     onData(stream, _session, callback) {
@@ -75,10 +90,10 @@ async function againstDiscardingServer<T>(load: (port: number) => Promise<T>): P
   }
 }
 
-const ceiling = async (mails: ReturnType<typeof messages>, sessions: number) =>
-  mails.length / (await againstDiscardingServer((port) => send(port, mails, sessions))).seconds;
+const ceiling = async (mails: ReturnType<typeof messages>, sessions: number, perMail: boolean) =>
+  mails.length / (await againstDiscardingServer((port) => send(port, mails, sessions, perMail))).seconds;
 
-async function run(stack: StackHandle, label: string, count: number, large: boolean, sessions = SESSIONS) {
+async function run(stack: StackHandle, label: string, count: number, large: boolean, sessions = SESSIONS, perMail = false) {
   const headers = { 'X-API-Key': stack.keys.enterprise };
   const api = jsonGetter(stack.apiUrl, headers, SESSIONS + 1);
   const inboxes: { id: string; email: string }[] = [];
@@ -104,7 +119,7 @@ async function run(stack: StackHandle, label: string, count: number, large: bool
   const started = Date.now();
   const cpuBefore = cpuMs(stack.pid());
   const benchBefore = process.cpuUsage();
-  const { seconds, acceptedAt } = await send(stack.smtpPort, mails, sessions);
+  const { seconds, acceptedAt } = await send(stack.smtpPort, mails, sessions, perMail);
   // Stored: every inbox's message_count adds up to what was sent.
   for (;;) {
     const counts = await Promise.all(inboxes.map((inbox) => api<{ message_count: number }>(`/v1/inboxes/${inbox.id}`)));
@@ -123,7 +138,7 @@ async function run(stack: StackHandle, label: string, count: number, large: bool
     .sort((a, b) => a - b);
   const rss = rssMb(stack.pid());
   api.close();
-  const bare = await ceiling(mails, sessions);
+  const bare = await ceiling(mails, sessions, perMail);
   console.log(
     `  ${label.padEnd(28)} accepted ${(count / seconds).toFixed(0).padStart(4)} msg/s, stored ${(count / storedSeconds).toFixed(0).padStart(4)} msg/s | ` +
       `250→visible p50 ${percentile(delays, 50).toFixed(0)} ms, p99 ${percentile(delays, 99).toFixed(0)} ms (${delays.length} sampled) | ` +
@@ -194,8 +209,16 @@ async function smtpSource(port: number, count: number, mail: number | string, to
 /** The issue's ceilings (issue 22): server CPU per mail by size, throughput with smtp-source, RSS after. */
 const CEILINGS = { smallCpuUs: 800, largeCpuUs: 4_000, mailPerSecond: 1_000, largeMailPerSecond: 150, rssMb: 150 };
 /** Mails sent (to the stack and to the floor alike) between the first load and the steady-state one. */
-const WARMUP_SMALL = Number(process.env.BENCH_WARMUP_SMALL ?? 6_000);
-const WARMUP_LARGE = Number(process.env.BENCH_WARMUP_LARGE ?? 600);
+const WARMUP_SMALL = mailCount('BENCH_WARMUP_SMALL', 6_000);
+const WARMUP_LARGE = mailCount('BENCH_WARMUP_LARGE', 600);
+
+/** A count of mails from the environment: a whole number, or the default when unset. */
+function mailCount(name: string, fallback: number): number {
+  const value = process.env[name];
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d+$/.test(value)) throw new Error(`${name} must be a whole number of mails, not "${value}"`);
+  return Number(value);
+}
 
 /** One load through smtp-source against the stack: server CPU µs per mail, mail/s accepted and stored, KB written per mail. */
 async function measureStack(stack: StackHandle, inbox: { id: string; email: string }, count: number, mail: number | string) {
@@ -212,7 +235,13 @@ async function measureStack(stack: StackHandle, inbox: { id: string; email: stri
     await new Promise((r) => setTimeout(r, 20));
   }
   const storedSeconds = (Date.now() - started) / 1000;
-  return { cpuUs: ((cpuMs(pid) - cpuBefore) * 1000) / count, accepted: count / seconds, stored: count / storedSeconds, writtenKb: (writtenBytes(pid) - writtenBefore) / 1024 / count };
+  return {
+    cpuUs: ((cpuMs(pid) - cpuBefore) * 1000) / count,
+    accepted: count / seconds,
+    stored: count / storedSeconds,
+    writtenKb: (writtenBytes(pid) - writtenBefore) / 1024 / count,
+    rss: rssMb(pid),
+  };
 }
 
 /** The same load against a discarding smtp-server in this process: its CPU µs per mail and mail/s. */
@@ -230,22 +259,23 @@ async function measureFloor(count: number, mail: number | string) {
  * against 340–450 µs for its first 2,000 mails). V8 compiles the hot code over the first few thousand mails, in the
  * stack and in the discarding server alike; the ceilings are for the steady state.
  */
-async function runSmtpSource(stack: StackHandle, label: string, count: number, warmup: number, mail: number | string, cpuCeilingUs: number, target: number) {
+async function runSmtpSource(stack: StackHandle, label: string, first: string, count: number, warmup: number, mail: number | string, cpuCeilingUs: number, target: number) {
   const headers = { 'X-API-Key': stack.keys.enterprise };
   const inbox = (await (await fetch(`${stack.apiUrl}/v1/inboxes`, { method: 'POST', headers })).json()) as { id: string; email: string };
   const line = (when: string, run: Awaited<ReturnType<typeof measureStack>>, floor: Awaited<ReturnType<typeof measureFloor>>, ceilings: boolean) =>
     console.log(
       `  ${label.padEnd(28)} ${when.padEnd(26)} server CPU ${run.cpuUs.toFixed(0).padStart(5)} µs/mail (${ceilings ? `ceiling ${cpuCeilingUs.toLocaleString('en')}; ` : ''}discarding smtp-server ${floor.cpuUs.toFixed(0)}) | ` +
         `accepted ${run.accepted.toFixed(0).padStart(4)} mail/s, stored ${run.stored.toFixed(0).padStart(4)} mail/s (${ceilings ? `target ${target.toLocaleString('en')}; ` : ''}discarding ${floor.accepted.toFixed(0)}) | ` +
-        `written ${run.writtenKb.toFixed(1)} KB/mail | RSS after ${rssMb(stack.pid()).toFixed(0)} MB${ceilings ? ` (ceiling ${CEILINGS.rssMb})` : ''}`,
+        `written ${run.writtenKb.toFixed(1)} KB/mail | RSS after ${run.rss.toFixed(0)} MB${ceilings ? ` (ceiling ${CEILINGS.rssMb})` : ''}`,
     );
   // Each load against the stack, then the same against the floor (smtp-source is a process of its own).
-  line(`first ${count.toLocaleString('en')} after start`, await measureStack(stack, inbox, count, mail), await measureFloor(count, mail), false);
-  for (let sent = 0; sent < warmup; sent += count) {
+  line(first, await measureStack(stack, inbox, count, mail), await measureFloor(count, mail), false);
+  let sent = count;
+  for (let warm = 0; warm < warmup; warm += count, sent += count) {
     await measureStack(stack, inbox, count, mail);
     await measureFloor(count, mail);
   }
-  line(`steady (after ${(warmup + count).toLocaleString('en')})`, await measureStack(stack, inbox, count, mail), await measureFloor(count, mail), true);
+  line(`steady (after ${sent.toLocaleString('en')})`, await measureStack(stack, inbox, count, mail), await measureFloor(count, mail), true);
 }
 
 async function main() {
@@ -261,8 +291,8 @@ async function main() {
     const form = stack.store === 'embedded' ? 'the embedded store (SQLite, fsync per commit)' : 'DynamoDB Local + the S3 server';
     console.log(`\nbench:ingest — TEMPMAIL_STORE=${stack.store}: ${SESSIONS} concurrent SMTP sessions (nodemailer), durable storage on ${form}, on this machine`);
     console.log(`  start to READY (warm data folder, node + tsx included) ${readyMs} ms   (ceiling 1,500 ms)`);
-    const small = Number(process.env.BENCH_SMALL ?? 2000);
-    const large = Number(process.env.BENCH_LARGE ?? 200);
+    const small = mailCount('BENCH_SMALL', 2_000);
+    const large = mailCount('BENCH_LARGE', 200);
     // A child being ended at READY may still be listed for a moment: wait for it, up to 5 s, as the test does.
     let left = children(stack.pid());
     for (let waited = 0; left.length && waited < 5_000; waited += 100) {
@@ -272,11 +302,11 @@ async function main() {
     console.log(`  child processes of the stack after start: ${left.length ? left.join(', ') : 'none'}`);
     if (SMTP_SOURCE) {
       console.log(`  with postfix's smtp-source (${SESSIONS} sessions, one inbox):`);
-      if (small > 0) await runSmtpSource(stack, `${small.toLocaleString('en')} × 2 KB`, small, WARMUP_SMALL, 2_048, CEILINGS.smallCpuUs, CEILINGS.mailPerSecond);
+      if (small > 0) await runSmtpSource(stack, `${small.toLocaleString('en')} × 2 KB`, `first ${small.toLocaleString('en')} after start`, small, WARMUP_SMALL, 2_048, CEILINGS.smallCpuUs, CEILINGS.mailPerSecond);
       if (large > 0) {
         const file = attachmentMailFile();
         try {
-          await runSmtpSource(stack, `${large.toLocaleString('en')} × 212 KB, 150 KB attachment`, large, WARMUP_LARGE, file, CEILINGS.largeCpuUs, CEILINGS.largeMailPerSecond);
+          await runSmtpSource(stack, `${large.toLocaleString('en')} × 212 KB, 150 KB attachment`, small > 0 ? `first ${large} (after the 2 KB)` : `first ${large} after start`, large, WARMUP_LARGE, file, CEILINGS.largeCpuUs, CEILINGS.largeMailPerSecond);
         } finally {
           fs.rmSync(path.dirname(file), { recursive: true, force: true });
         }
@@ -287,8 +317,9 @@ async function main() {
     if (process.env.BENCH_NODEMAILER !== '0') {
       if (small > 0) await run(stack, `${small.toLocaleString('en')} × ~2 KB`, small, false);
       if (large > 0) await run(stack, `${large.toLocaleString('en')} × ~200 KB + attachment`, large, true);
-      // Light load, as a test suite makes it: one session, one mail at a time.
+      // Light load, as a test suite makes it: one session, one mail at a time; and senders that connect per mail.
       await run(stack, '200 × ~2 KB, one session', 200, false, 1);
+      await run(stack, '500 × ~2 KB, a connection per mail', 500, false, SESSIONS, true);
     }
   } finally {
     await stack.stop();
