@@ -5,8 +5,9 @@
  * spam heuristic for a server facing the internet) and has no option to turn that off. A test suite's sender opens a
  * connection per mail (nodemailer's default), so the wait was most of each send: ten such senders at once made 91
  * mail/s against the stack and against a server that discards, and 735 mail/s over pooled connections (bench:ingest's
- * row "a connection per mail"). This is smtp-server's own `connect` (dist/cjs/smtp-server.js) with that wait left out, and the
- * early-talker check with it: it guards a server on the internet against spam bots, not a test suite's mail.
+ * row "a connection per mail"). This is smtp-server's own `connect` (dist/cjs/smtp-server.js) with that wait left
+ * out, and the early-talker check with it: it guards a server on the internet against spam bots, not a test suite's
+ * mail.
  */
 import type net from 'node:net';
 import type tls from 'node:tls';

@@ -7,6 +7,9 @@
 import { nestsDeeperThan, parseMail, stripTags, textOfHtml } from '../../lambdas/ingest/parse-mail';
 import { expectLinearGrowth } from '../support/growth';
 
+/** A mail that is nothing but `html`. */
+const htmlMail = (html: string) => Buffer.from(`From: a@example.com\r\nSubject: s\r\nContent-Type: text/html; charset=utf-8\r\n\r\n${html}\r\n`);
+
 /** Sixteen times the HTML must cost about sixteen times the time (support/growth.ts). */
 describe.each([
   ['unclosed nested tables', (n: number) => '<table><tr><td>'.repeat(n / 15)],
@@ -46,10 +49,9 @@ describe('stripTags', () => {
   it('decodes character references as html-to-text does, the text past its 512 KB too', async () => {
     expect(stripTags('<p>Tom &amp; Jerry &lt;3 caf&eacute; &#x41;&#66; &copy; &unknown; &amp</p>')).toBe('Tom & Jerry <3 café AB © &unknown; &');
     // An HTML-only mail past html-to-text's limit is made text by stripTags: the same words as a short one.
-    const mail = (html: string) => Buffer.from(`From: a@example.com\r\nSubject: s\r\nContent-Type: text/html; charset=utf-8\r\n\r\n${html}\r\n`);
     const line = '<p>Sign in &amp; confirm: <a href="https://x.test/?a=1&amp;b=2">caf&eacute;</a></p>\n';
-    const short = await parseMail(mail(line));
-    const long = await parseMail(mail(line.repeat(Math.ceil((600 * 1024) / line.length))));
+    const short = await parseMail(htmlMail(line));
+    const long = await parseMail(htmlMail(line.repeat(Math.ceil((600 * 1024) / line.length))));
     expect(short.text).toContain('Sign in & confirm: café');
     expect(long.text.startsWith('Sign in & confirm: café')).toBe(true);
     expect(long.text).not.toContain('&amp;');
@@ -57,11 +59,10 @@ describe('stripTags', () => {
 });
 
 it('gives a mail that is nothing but HTML its text, and deeply nested HTML its text too', async () => {
-  const mail = (html: string) => Buffer.from(`From: a@example.com\r\nSubject: s\r\nContent-Type: text/html; charset=utf-8\r\n\r\n${html}\r\n`);
-  const plain = await parseMail(mail('<html><body><p>Your code is <b>482913</b></p><a href="https://x.test/v">verify</a></body></html>'));
+  const plain = await parseMail(htmlMail('<html><body><p>Your code is <b>482913</b></p><a href="https://x.test/v">verify</a></body></html>'));
   expect(plain.text).toContain('Your code is 482913');
   expect(plain.parse_error).toBeNull();
-  const deep = await parseMail(mail(`${'<div>'.repeat(5_000)}Your code is 482913`));
+  const deep = await parseMail(htmlMail(`${'<div>'.repeat(5_000)}Your code is 482913`));
   expect(deep.text).toBe('Your code is 482913');
   expect(deep.parse_error).toBeNull();
 });

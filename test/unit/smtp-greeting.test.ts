@@ -16,19 +16,33 @@ async function listening(server: SMTPServer): Promise<number> {
   return (server.server.address() as net.AddressInfo).port;
 }
 
-/** Connects; `first` resolves with the first line the server sends. */
-function connect(port: number): { first: Promise<string>; received: () => string } {
+/**
+ * Connects, writing `opening` the moment the socket is up (a client that talks first); `first` resolves with the
+ * first line the server sends, `reply(pattern)` once a line matches it; `codes()` are the final reply lines' codes.
+ */
+function connect(port: number, opening?: string) {
   const socket = net.connect(port, '127.0.0.1');
   open.at(-1)!.sockets.push(socket);
+  if (opening) socket.once('connect', () => socket.write(opening));
   let text = '';
-  const first = new Promise<string>((resolve, reject) => {
-    socket.on('data', (chunk) => {
-      text += chunk.toString('latin1');
-      if (text.includes('\r\n')) resolve(text.split('\r\n')[0]);
+  socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+  const reply = (pattern: RegExp) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const line = text.split('\r\n').slice(0, -1).find((l) => pattern.test(l));
+        if (line === undefined) return;
+        socket.off('data', check);
+        resolve(line);
+      };
+      socket.on('data', check);
+      socket.once('error', reject);
     });
-    socket.on('error', reject);
-  });
-  return { first, received: () => text };
+  return {
+    first: reply(/./),
+    reply,
+    received: () => text,
+    codes: () => text.split('\r\n').filter((line) => /^\d{3} /.test(line)).map((line) => line.slice(0, 3)),
+  };
 }
 
 beforeEach(() => jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] }));
@@ -52,19 +66,9 @@ it('greets without smtp-server’s 100 ms wait; smtp-server itself waits for it'
 });
 
 it('serves a client that talks the moment it connects (smtp-server’s own onConnect answered a turn later: 421 too soon)', async () => {
-  const port = await listening(new PromptSMTPServer(OPTIONS));
-  const socket = net.connect(port, '127.0.0.1');
-  open.at(-1)!.sockets.push(socket);
-  let text = '';
-  socket.once('connect', () => socket.write('EHLO early.example\r\n'));
-  const ehlo = new Promise<void>((resolve) =>
-    socket.on('data', (chunk) => {
-      text += chunk.toString('latin1');
-      if (/^(250|421) /m.test(text)) resolve();
-    }),
-  );
-  await ehlo;
-  expect(text.split('\r\n').filter((line) => /^\d{3} /.test(line)).map((line) => line.slice(0, 3))).toEqual(['220', '250']);
+  const early = connect(await listening(new PromptSMTPServer(OPTIONS)), 'EHLO early.example\r\n');
+  await early.reply(/^(250|421) /);
+  expect(early.codes()).toEqual(['220', '250']);
 });
 
 it('still refuses a connection past maxClients with 421', async () => {
