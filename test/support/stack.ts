@@ -127,15 +127,19 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       const fail = (what: string, ms: number) => () => reject(new Error(`local stack did not ${what} in ${ms / 1000} s:\n${log}`));
       let timer = setTimeout(fail('start', firstLimit), firstLimit);
       let synthesized = form !== 'aws-template';
+      // A restart appends to the same log: only what this launch prints counts (the first launch's READY once let a
+      // restart's first request race the stack's last start-up step: a 500 from esbuild's stopping service).
+      const from = log.length;
       const onOutput = (chunk: Buffer) => {
         log += chunk.toString();
+        const output = log.slice(from);
         // template.ts prints "synthesized in" after a synth; template-runner.ts then prints the template's path.
-        if (!synthesized && /\[template\] (synthesized in|\/)/.test(log)) {
+        if (!synthesized && /\[template\] (synthesized in|\/)/.test(output)) {
           synthesized = true;
           clearTimeout(timer);
           timer = setTimeout(fail('start after its template was ready', limit), limit);
         }
-        if (log.includes('READY')) {
+        if (output.includes('READY')) {
           clearTimeout(timer);
           resolve();
         }
