@@ -254,8 +254,8 @@ export function writeDevKeyFile(dataDir: string, key: string): string {
 
 /** Where the SMTP server spools DATA past 1 MB: inside the data folder, emptied when the stack starts. */
 export const smtpSpoolDir = (dataDir: string) => path.join(dataDir, 'smtp-spool');
-/** The embedded form's inbound spool: mail past its 250 until it is stored (local/inbound-spool.ts). */
-export const inboundSpoolDir = (dataDir: string) => path.join(dataDir, 'inbound-spool');
+/** The embedded form's inbound spool: mail past its 250 until it is stored, and then its raw mail (local/inbound-spool.ts). */
+export { inboundSpoolDir } from '../lambdas/layout/inbound-spool-files';
 
 /** The service config of this local stack; `endpoints` are the stand-ins' in the dynamodb form. */
 export function serviceConfig(config: LocalConfig, endpoints?: { dynamodb: string; s3: string }): AppConfig {

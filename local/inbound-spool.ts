@@ -3,9 +3,12 @@
  * action). Mail is appended to segment files in the data folder; the appends that arrive while one is being written
  * go together as the next group, written with one `writev` and made durable with one `fdatasync` (and, for a new
  * segment, one fsync of the folder), after which every mail of the group may get its 250. Nothing is copied or
- * deleted per mail: once every mail of a segment is stored and the store has made that durable (Stores.sync), the
- * segment file is removed. A restart replays the records of the segments still there (ingest is idempotent: a mail
- * stored already is a duplicate, not a second message).
+ * deleted per mail. A stored message's raw mail stays where the spool put it (the embedded store names the segment
+ * instead of writing the bytes again: lambdas/store/sqlite-held-segments.ts): once every mail of a segment is stored
+ * and the store has made that durable (Stores.sync), the segment is renamed from `segment-<n>` to `stored-<n>` and
+ * handed over to the store, which removes it when no message keeps its raw mail there. A restart replays the records
+ * of the `segment-` files still there (ingest is idempotent: a mail stored already is a duplicate, not a second
+ * message); file names: lambdas/layout/inbound-spool-files.ts.
  *
  * A record: `TMI1`, the envelope's length, the raw mail's length, a CRC-32 of both (4 bytes each, little-endian),
  * the envelope as JSON, the raw mail. A record cut short or failing its CRC can only be the tail of a group whose
@@ -16,6 +19,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
+import { parseSegmentFileName, segmentFileName } from '../lambdas/layout/inbound-spool-files';
 import type { Envelope } from '../lambdas/usecases/inbound';
 import { crc32Combine } from './crc32';
 
@@ -25,8 +29,7 @@ const HEADER_BYTES = 16;
 export const SEGMENT_BYTES = 4 * 1024 * 1024;
 /** A segment all of whose mail is stored is closed and removed after this long without a new append. */
 const IDLE_SEAL_MS = 250;
-const SEGMENT_FILE = /^segment-(\d{10})$/;
-const segmentName = (n: number) => `segment-${String(n).padStart(10, '0')}`;
+const segmentName = (n: number) => segmentFileName('segment', n);
 
 const writev = promisify(fs.writev);
 const fdatasync = promisify(fs.fdatasync);
@@ -110,25 +113,31 @@ export class InboundSpool {
 
   /**
    * `settle`: resolves once everything the store has acknowledged is durable (use case settleInbound); a segment is
-   * removed only after it. `log`: what replay skipped, and removal failures.
+   * handed over only after it. `handOver`: a segment renamed `stored-` (use case spoolSegmentStored). `log`: what
+   * replay skipped, and renames that failed.
    */
   constructor(
     readonly dir: string,
     private readonly settle: () => Promise<void>,
+    private readonly handOver: (segment: number) => Promise<void>,
     private readonly log: (line: string) => void,
   ) {}
 
   /** Reads the segments a previous run left: their mail, to ingest again (oldest first). Call once, before appending. */
   async open(): Promise<SpooledMail[]> {
     await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
-    const numbers = (await fsp.readdir(this.dir))
-      .map((name) => SEGMENT_FILE.exec(name))
-      .filter((m): m is RegExpExecArray => m !== null)
-      .map((m) => Number(m[1]))
-      .sort((a, b) => a - b);
+    const files = (await fsp.readdir(this.dir)).map((name) => ({ name, parsed: parseSegmentFileName(name) }));
+    const numbers: number[] = [];
+    for (const { name, parsed } of files) {
+      if (!parsed) continue;
+      this.next = Math.max(this.next, parsed.number + 1);
+      // Named by an older version (10 digits): renamed as the store reads it.
+      if (!parsed.canonical) await fsp.rename(path.join(this.dir, name), path.join(this.dir, segmentFileName(parsed.state, parsed.number)));
+      if (parsed.state === 'segment') numbers.push(parsed.number);
+    }
+    numbers.sort((a, b) => a - b);
     const found: SpooledMail[] = [];
     for (const number of numbers) {
-      this.next = number + 1;
       const { records, tornBytes } = decodeSegment(await fsp.readFile(path.join(this.dir, segmentName(number))));
       if (tornBytes > 0) this.log(`[smtp] spool ${segmentName(number)}: ${tornBytes} bytes after its last whole record skipped (a write cut short; no mail in it was answered 250)`);
       const segment: Segment = { number, size: 0, pending: records.length, sealed: true, fresh: false };
@@ -220,7 +229,9 @@ export class InboundSpool {
 
   private async openSegment(): Promise<Segment> {
     if (this.active && !this.active.sealed) return this.active;
-    const number = this.next++;
+    // Never a number used before, even one whose files are all gone: a row may outlive its segment after a power loss.
+    const number = Math.max(this.next, Date.now());
+    this.next = number + 1;
     const fd = await new Promise<number>((resolve, reject) => fs.open(path.join(this.dir, segmentName(number)), 'wx', 0o600, (e, f) => (e ? reject(e) : resolve(f))));
     const segment: Segment = { number, fd, size: 0, pending: 0, sealed: false, fresh: true };
     this.segments.set(number, segment);
@@ -237,13 +248,21 @@ export class InboundSpool {
     }
   }
 
-  /** Removes a sealed segment none of whose records is pending, once what ingest stored from it is durable. */
+  /**
+   * Hands over a sealed segment none of whose records is pending, once what ingest stored from it is durable: renamed
+   * `stored-`, it is never replayed, and the store removes it when no message keeps its raw mail there.
+   */
   private release(segment: Segment): void {
     this.segments.delete(segment.number);
+    const { number } = segment;
     this.settle()
-      .then(() => fsp.rm(path.join(this.dir, segmentName(segment.number)), { force: true }))
-      // Left in place, it is replayed at the next start: duplicates, never a loss.
-      .catch((error: Error) => this.log(`[smtp] spool ${segmentName(segment.number)} not removed (${error.message}); replayed at the next start`));
+      .then(() => fsp.rename(path.join(this.dir, segmentName(number)), path.join(this.dir, segmentFileName('stored', number))))
+      .then(
+        () => this.handOver(number),
+        // Left in place, it is replayed at the next start: duplicates, never a loss.
+        (error: Error) => this.log(`[smtp] spool ${segmentName(number)} not handed over (${error.message}); replayed at the next start`),
+      )
+      .catch((error: Error) => this.log(`[smtp] spool ${segmentFileName('stored', number)} not removed (${error.message}); removed at the next start if no message keeps it`));
   }
 
   /** Segments still on disk waiting for their mail to be stored (tests). */

@@ -116,7 +116,7 @@ export class InboundWorker {
           const raw = mail.raw ?? (place && spool ? await spool.read(place) : undefined);
           mail.raw = undefined;
           const outcomes = await this.reservations.whileStoring(async () => {
-            const outcomes = await ingestInbound(ctx, envelope, raw);
+            const outcomes = await ingestInbound(ctx, envelope, raw, place && { segment: place.segment, offset: place.offset });
             // Once stored, the store's day count includes the mail: its reservation goes at once.
             stored();
             return outcomes;

@@ -19,7 +19,7 @@ import { LocalGateway } from './gateway';
 import { startSweeper } from './sweep';
 import { LocalMailServer } from './smtp';
 import { InboundSpool } from './inbound-spool';
-import { settleInbound } from '../lambdas/usecases/inbound';
+import { settleInbound, spoolSegmentStored } from '../lambdas/usecases/inbound';
 import { smtpTlsPair } from './smtp-tls';
 import { LocalWebhookDispatcher } from './webhook-dispatcher';
 
@@ -214,7 +214,7 @@ export async function startLocalStack(config: LocalConfig, log: (line: string) =
       ingestConcurrency: config.ingestConcurrency,
       spoolDir: smtpSpoolDir(config.dataDir),
       // The embedded form's queue before the 250; the dynamodb form keeps SES's, an object in the S3 server.
-      inboundSpool: config.store === 'embedded' ? new InboundSpool(inboundSpoolDir(config.dataDir), () => settleInbound(ctx), log) : undefined,
+      inboundSpool: config.store === 'embedded' ? new InboundSpool(inboundSpoolDir(config.dataDir), () => settleInbound(ctx), (segment) => spoolSegmentStored(ctx, segment), log) : undefined,
       logEachMail: config.logEachMail,
       tarpitStepMs: config.smtpTarpitStepMs,
       tls: await smtpTlsPair(config.dataDir, config.smtpTlsFiles),

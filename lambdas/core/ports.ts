@@ -10,7 +10,7 @@ import type { MessageFilter } from './search';
 import type { AuthenticationReport } from './checks/authentication';
 import type { FeatureReport } from './checks/html';
 import type { LinkReport, LinkTarget } from './checks/links';
-import { CHECKS_CACHE_VERSION, type Finding } from './checks/model';
+import type { Finding } from './checks/model';
 
 export interface Page<T> {
   items: T[];
@@ -126,9 +126,19 @@ export interface PresignedResponse {
   cacheControl?: string;
 }
 
+/**
+ * Bytes a store may hold already: the embedded form's inbound spool keeps a mail's raw bytes durable from before its
+ * 250 (`held`: where), and its blob store then names that place instead of writing the bytes again. A store that
+ * cannot (S3) writes `bytes`.
+ */
+export interface HeldBody {
+  bytes: Buffer;
+  held: { segment: number; offset: number };
+}
 /** An object's bytes as BlobStore.put takes them; chunks (jsonInSlices) are never joined on the embedded form's event loop. */
-export type BlobBody = Uint8Array | string | readonly Uint8Array[];
+export type BlobBody = Uint8Array | string | readonly Uint8Array[] | HeldBody;
 export const isChunks = (body: BlobBody): body is readonly Uint8Array[] => Array.isArray(body);
+export const isHeld = (body: BlobBody): body is HeldBody => typeof body === 'object' && !Array.isArray(body) && !(body instanceof Uint8Array);
 
 export interface BlobStore {
   /** `body`: the bytes, a string (as UTF-8), or chunks of bytes in order. `metadata`: S3 user metadata (x-amz-meta-*), at most 2 KB in all. */
@@ -364,9 +374,15 @@ export interface Stores {
   askOncePerInput?(): () => void;
   /**
    * The embedded store: removes the object files no row names (what a crash left between a file's write and its row's
-   * commit); returns how many. The local stack calls it at start, before anything writes.
+   * commit, and spool segments handed over whose last message was deleted); returns how many. The local stack calls
+   * it at start, before anything writes.
    */
   sweepOrphanFiles?(): number;
+  /**
+   * The embedded store: the inbound spool has handed over a segment all of whose mail is stored (HeldBody); it is
+   * removed once no object keeps its bytes there, now or when the last such object is deleted.
+   */
+  releaseSpoolSegment?(segment: number): Promise<void>;
   /**
    * The embedded store, for a delete on a full disk: removes the files of the objects under `prefix` ahead of their
    * rows (they read as gone from then on), so that the store has room to write the delete. How many.
@@ -376,21 +392,5 @@ export interface Stores {
   close(): Promise<void>;
 }
 
-/** Object keys: everything of an inbox lives under one prefix, so deleting an inbox deletes one prefix. */
-export const blobKeys = {
-  inbox: (inboxId: string) => `inboxes/${inboxId}/`,
-  message: (inboxId: string, messageId: string) => `inboxes/${inboxId}/${messageId}/`,
-  raw: (inboxId: string, messageId: string) => `inboxes/${inboxId}/${messageId}/raw.eml`,
-  body: (inboxId: string, messageId: string) => `inboxes/${inboxId}/${messageId}/body.json`,
-  attachment: (inboxId: string, messageId: string, attachmentId: string) => `inboxes/${inboxId}/${messageId}/${attachmentId}`,
-  /** The message's checks cache (usecases/checks-cache.ts), named by the version of the rules that computed it. */
-  checks: (inboxId: string, messageId: string) => `inboxes/${inboxId}/${messageId}/checks-v${CHECKS_CACHE_VERSION}.json`,
-  /** Where SES's S3 action (and the local SMTP stand-in) drops raw mail. */
-  inbound: (sesMessageId: string) => `inbound/${sesMessageId}`,
-  INBOUND_PREFIX: 'inbound/',
-  /** The local inbound queue's envelopes too large for an object's metadata. */
-  spool: (mailId: string) => `spool/${mailId}.json`,
-  SPOOL_PREFIX: 'spool/',
-  /** Every inbox's objects live under it (the first segment of `inbox`). */
-  INBOXES_PREFIX: 'inboxes/',
-};
+/** Object keys (every store's, one fact): lambdas/core/blob-keys.ts. */
+export { blobKeys } from './blob-keys';

@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { cutJson } from '../core/message';
-import { isChunks, type BlobBody, type BlobStore, type CutJson, type DownloadHeaders } from '../core/ports';
+import { isChunks, isHeld, type BlobBody, type BlobStore, type CutJson, type DownloadHeaders } from '../core/ports';
 import { standInSettings } from '../layout/stand-ins';
 import { requestHandler } from './clients';
 import { guard } from './guard';
@@ -59,7 +59,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async put(key: string, body: BlobBody, contentType: string, metadata?: Record<string, string>): Promise<void> {
-    const bytes = isChunks(body) ? Buffer.concat(body) : body;
+    const bytes = isChunks(body) ? Buffer.concat(body) : isHeld(body) ? body.bytes : body;
     await this.call(() => this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType, Metadata: metadata })));
   }
 

@@ -3,18 +3,20 @@
  * and deleting an inbox deletes one key range. Objects of FILE_BLOB_MIN_BYTES or more keep their bytes in a file of
  * the data folder that the row names (sqlite-blob-files.ts: written and read off the event loop, streamed to
  * downloads); smaller ones keep them in the row. Objects a client's promise rests on (the inbound queue and its spool)
- * resolve only once fsynced (sqlite-engine.ts); every file is fsynced before its row commits. Its download links:
- * sqlite-signed-links.ts.
+ * resolve only once fsynced (sqlite-engine.ts); every file is fsynced before its row commits. Raw mail the inbound
+ * spool holds already (a HeldBody) is not written again: its row names the spool segment and the span of its bytes
+ * there (sqlite-held-segments.ts). Its download links: sqlite-signed-links.ts.
  */
 import fsp from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { ByteSpan } from '../core/byte-range';
 import { cutJson } from '../core/message';
-import { blobKeys, isChunks, type BlobBody, type BlobStore, type CutJson, type DownloadHeaders, type SignedDownloads, type StoredStream } from '../core/ports';
+import { blobKeys, isChunks, isHeld, type BlobBody, type BlobStore, type CutJson, type DownloadHeaders, type SignedDownloads, type StoredStream } from '../core/ports';
 import type { JsonReadThread } from './json-read-thread';
 import type { Engine } from './sqlite-engine';
 import type { SignedLinks } from './sqlite-signed-links';
 import { FILE_BLOB_MIN_BYTES, isMissing, type BlobFiles } from './sqlite-blob-files';
+import type { HeldPlace, HeldSegments } from './sqlite-held-segments';
 
 /** Objects a client's promise rests on: the inbound queue (mail that got its 250) and its spool. */
 const DURABLE_PREFIXES = [blobKeys.INBOUND_PREFIX, blobKeys.SPOOL_PREFIX];
@@ -24,8 +26,21 @@ const prefixRange = (prefix: string): [string, string] => [prefix, `${prefix}\uf
 
 const EMPTY = Buffer.alloc(0);
 const INSERT = 'INSERT OR REPLACE INTO blobs (key, content, content_type, metadata, file) VALUES (?, ?, ?, ?, ?)';
-/** The file of a key's row, if any (the partial index blobs_in_files answers it without reading the row's bytes). */
-const FILE_OF = 'SELECT file FROM blobs WHERE key = ? AND file IS NOT NULL';
+const INSERT_HELD = 'INSERT OR REPLACE INTO blobs (key, content, content_type, metadata, segment, segment_offset, segment_length) VALUES (?, ?, ?, ?, ?, ?, ?)';
+/** The file or spool segment a key's row names, if any. */
+const NAMED_BY = 'SELECT file, segment FROM blobs WHERE key = ?';
+/** A row's bytes: in the row, in its file, or in a spool segment. */
+const STORED = 'SELECT content, file, segment, segment_offset, segment_length FROM blobs WHERE key = ?';
+
+/** What a write stopped naming: files to remove after its commit, segments to remove if no row names them then. */
+interface Freed {
+  files: string[];
+  segments: number[];
+}
+const freedFrom = (rows: Record<string, unknown>[]): Freed => ({
+  files: rows.filter((r) => r.file !== null && r.file !== undefined).map((r) => String(r.file)),
+  segments: rows.filter((r) => r.segment !== null && r.segment !== undefined).map((r) => Number(r.segment)),
+});
 
 const noSuchKey = (key: string) => Object.assign(new Error(`no such object: ${key}`), { name: 'NoSuchKey' });
 
@@ -38,15 +53,21 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
     private readonly links: SignedLinks,
     private readonly files: BlobFiles,
     private readonly jsonReader: JsonReadThread,
+    private readonly held: HeldSegments,
   ) {}
 
   async put(key: string, body: BlobBody, contentType: string, metadata?: Record<string, string>): Promise<void> {
     const { engine } = this;
+    const meta = metadata ? JSON.stringify(metadata) : null;
+    const durable = DURABLE_PREFIXES.some((prefix) => key.startsWith(prefix));
+    if (isHeld(body)) {
+      const { segment, offset } = body.held;
+      await this.commit(() => ({ result: undefined, freed: this.replacing(key, () => engine.sql(INSERT_HELD).run(key, EMPTY, contentType, meta, segment, offset, body.bytes.length)) }), durable);
+      return;
+    }
     // Chunks stay chunks (a file takes them one after another): never joined into one large copy on the event loop.
     const chunks: readonly Uint8Array[] = isChunks(body) ? body : [typeof body === 'string' ? Buffer.from(body) : body];
     const size = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
-    const meta = metadata ? JSON.stringify(metadata) : null;
-    const durable = DURABLE_PREFIXES.some((prefix) => key.startsWith(prefix));
     if (size < FILE_BLOB_MIN_BYTES) {
       const content = chunks.length === 1 ? Buffer.from(chunks[0].buffer, chunks[0].byteOffset, chunks[0].byteLength) : Buffer.concat(chunks);
       await this.commit(() => ({ result: undefined, freed: this.replacing(key, () => engine.sql(INSERT).run(key, content, contentType, meta, null)) }), durable);
@@ -57,7 +78,12 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
   }
 
   async get(key: string): Promise<Buffer | null> {
-    return this.readStored(key, (row) => Buffer.from(row.content as Uint8Array), (file) => fsp.readFile(this.files.path(file)));
+    return this.readStored(
+      key,
+      (row) => Buffer.from(row.content as Uint8Array),
+      (file) => fsp.readFile(this.files.path(file)),
+      (place) => this.held.read(place),
+    );
   }
 
   /** A row's JSON (under FILE_BLOB_MIN_BYTES) is parsed here; a file's on the JSON reader's thread. */
@@ -66,6 +92,7 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
       key,
       (row) => cutJson(Buffer.from(row.content as Uint8Array).toString('utf8'), maxStringChars),
       (file) => this.jsonReader.read(this.files.path(file), maxStringChars),
+      async (place) => cutJson((await this.held.read(place)).toString('utf8'), maxStringChars),
     );
   }
 
@@ -93,6 +120,12 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
           throw error;
         }
       },
+      async (place) => {
+        const handle = await this.held.open(place.segment);
+        const span = pick?.(place.length);
+        const [start, end] = span ? [place.offset + span.start, place.offset + span.end] : [place.offset, place.offset + place.length - 1];
+        return { body: handle.createReadStream({ start, end }), size: place.length, span };
+      },
     );
   }
 
@@ -105,12 +138,16 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
   async copy(fromKey: string, toKey: string): Promise<void> {
     const { engine } = this;
     const source = engine.read(() => engine.sql('SELECT file, content_type, metadata FROM blobs WHERE key = ?').get(fromKey));
+    // A row (its bytes in it, or in a spool segment) is copied inside one write, which fails if it is gone by then:
+    // a segment is removed only when no row names it, so the copy's row can never name a removed one.
     if (!source) throw noSuchKey(fromKey);
     if (source.file === null) {
       const copied = await this.commit(() => {
         let changes = 0;
         const freed = this.replacing(toKey, () => {
-          changes = engine.sql('INSERT OR REPLACE INTO blobs (key, content, content_type, metadata, file) SELECT ?, content, content_type, metadata, NULL FROM blobs WHERE key = ?').run(toKey, fromKey).changes;
+          changes = engine
+            .sql('INSERT OR REPLACE INTO blobs (key, content, content_type, metadata, file, segment, segment_offset, segment_length) SELECT ?, content, content_type, metadata, NULL, segment, segment_offset, segment_length FROM blobs WHERE key = ? AND file IS NULL')
+            .run(toKey, fromKey).changes;
         });
         return { result: changes, freed };
       });
@@ -141,7 +178,7 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
     const { engine } = this;
     return this.commit(() => {
       const range = prefixRange(prefix);
-      const freed = engine.sql('SELECT file FROM blobs WHERE key >= ? AND key < ? AND file IS NOT NULL').all(...range).map((r) => String(r.file));
+      const freed = freedFrom(engine.sql('SELECT file, segment FROM blobs WHERE key >= ? AND key < ? AND (file IS NOT NULL OR segment IS NOT NULL)').all(...range));
       return { result: engine.sql('DELETE FROM blobs WHERE key >= ? AND key < ?').run(...range).changes, freed };
     });
   }
@@ -177,19 +214,19 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
     return new Set(this.engine.read(() => this.engine.sql('SELECT file FROM blobs WHERE file IS NOT NULL').all()).map((r) => String(r.file)));
   }
 
-  /** Runs `change` on the key's row inside a write and returns the file the row named before (to remove after the commit). */
-  private replacing(key: string, change: () => unknown): string[] {
-    const before = this.engine.sql(FILE_OF).get(key);
+  /** Runs `change` on the key's row inside a write and returns what the row named before (to remove after the commit). */
+  private replacing(key: string, change: () => unknown): Freed {
+    const before = this.engine.sql(NAMED_BY).get(key);
     change();
-    return before ? [String(before.file)] : [];
+    return freedFrom(before ? [before] : []);
   }
 
   /**
    * Commits `work` in the next group commit, then removes the files it stopped naming. `made`: the new file the
    * write names; when the write fails it is removed, unless the commit happened after all (a failed fsync of the log).
    */
-  private async commit<T>(work: () => { result: T; freed: string[] }, durable = false, made?: { key: string; file: string }): Promise<T> {
-    let outcome: { result: T; freed: string[] };
+  private async commit<T>(work: () => { result: T; freed: Freed }, durable = false, made?: { key: string; file: string }): Promise<T> {
+    let outcome: { result: T; freed: Freed };
     try {
       outcome = await this.engine.write(work, durable);
     } catch (error) {
@@ -198,7 +235,8 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
     } finally {
       if (made) this.files.settled(made.file);
     }
-    if (outcome.freed.length) await this.files.remove(outcome.freed);
+    if (outcome.freed.files.length) await this.files.remove(outcome.freed.files);
+    if (outcome.freed.segments.length) await this.held.release(outcome.freed.segments);
     return outcome.result;
   }
 
@@ -206,13 +244,22 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
    * A row's bytes, from the row or from its file; a file removed between the row's read and its open: read again. A
    * file still missing was removed ahead of its row (releaseFiles): the object is gone.
    */
-  private async readStored<T>(key: string, inRow: (row: Record<string, unknown>) => T, inFile: (file: string) => Promise<T>): Promise<T | null> {
+  private async readStored<T>(
+    key: string,
+    inRow: (row: Record<string, unknown>) => T,
+    inFile: (file: string) => Promise<T>,
+    inSegment: (place: HeldPlace) => Promise<T>,
+  ): Promise<T | null> {
     for (let attempt = 1; ; attempt++) {
-      const row = this.engine.read(() => this.engine.sql('SELECT content, file FROM blobs WHERE key = ?').get(key));
+      const row = this.engine.read(() => this.engine.sql(STORED).get(key));
       if (!row) return null;
-      if (row.file === null || row.file === undefined) return inRow(row);
+      const inFileOrSegment = row.file !== null && row.file !== undefined;
+      const inSpool = row.segment !== null && row.segment !== undefined;
+      if (!inFileOrSegment && !inSpool) return inRow(row);
       try {
-        return await inFile(String(row.file));
+        return inSpool
+          ? await inSegment({ segment: Number(row.segment), offset: Number(row.segment_offset), length: Number(row.segment_length) })
+          : await inFile(String(row.file));
       } catch (error) {
         if (!isMissing(error)) throw error;
         if (attempt >= READ_ATTEMPTS) return null;

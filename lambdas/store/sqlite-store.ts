@@ -6,6 +6,7 @@
  * - sqlite-migrations.ts with sqlite/migrations/: the schema, as numbered migrations applied at open;
  * - sqlite-inbox-store.ts, sqlite-key-store.ts, sqlite-blob-store.ts, sqlite-webhook-store.ts: the ports;
  * - sqlite-blob-files.ts: large objects as files in the data folder's blobs/ folder;
+ * - sqlite-held-segments.ts: raw mail kept where the inbound spool put it;
  * - sqlite-signed-links.ts: download links signed with the data folder's secret.
  */
 import fs from 'node:fs';
@@ -21,6 +22,8 @@ import { SqliteWebhookStore } from './sqlite-webhook-store';
 import { SignedLinks, signingSecret } from './sqlite-signed-links';
 import { BLOB_FILES_DIR, BlobFiles } from './sqlite-blob-files';
 import { JsonReadThread } from './json-read-thread';
+import { HeldSegments } from './sqlite-held-segments';
+import { inboundSpoolDir } from '../layout/inbound-spool-files';
 
 export const DATABASE_FILE = 'tempmail.db';
 
@@ -50,7 +53,9 @@ export function openEmbeddedStores(config: EmbeddedStoreConfig, warn: (message: 
   migrate(engine.db);
   const files = new BlobFiles(path.join(config.dataDir, BLOB_FILES_DIR), warn);
   const jsonReader = new JsonReadThread();
-  const blobs = new SqliteBlobStore(engine, new SignedLinks(signingSecret(config.dataDir), config.publicUrl), files, jsonReader);
+  const named = (segment: number) => engine.read(() => engine.sql('SELECT 1 FROM blobs WHERE segment = ? LIMIT 1').get(segment)) !== undefined;
+  const held = new HeldSegments(inboundSpoolDir(config.dataDir), named, warn);
+  const blobs = new SqliteBlobStore(engine, new SignedLinks(signingSecret(config.dataDir), config.publicUrl), files, jsonReader, held);
   return {
     inboxes: new SqliteInboxStore(engine),
     keys: new SqliteKeyStore(engine),
@@ -60,7 +65,8 @@ export function openEmbeddedStores(config: EmbeddedStoreConfig, warn: (message: 
     sync: () => engine.sync(),
     reclaimableBytes: reclaimableBytes(engine),
     askOncePerInput: () => engine.askOncePerInput(),
-    sweepOrphanFiles: () => files.sweep(() => blobs.namedFiles()),
+    sweepOrphanFiles: () => files.sweep(() => blobs.namedFiles()) + held.sweep(),
+    releaseSpoolSegment: (segment) => held.release([segment]),
     releaseObjectFiles: (prefix) => blobs.releaseFiles(prefix),
     async close() {
       // Let writes already queued commit first.

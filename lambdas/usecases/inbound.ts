@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DISABLED_VERDICTS } from '../core/model';
-import { blobKeys } from '../core/ports';
+import { blobKeys, type HeldBody } from '../core/ports';
 import type { AppContext, IngestContext } from './context';
 import { deliverMessage, type RecipientOutcome } from './ingest';
 
@@ -46,9 +46,10 @@ export async function acceptInbound(ctx: AppContext, envelope: Envelope, raw: Bu
  * Runs ingest on an accepted mail: stored in every inbox it names (again: a duplicate, not a second copy). Throws on
  * a transient fault: the caller retries. `finishInbound` then removes it from the queue.
  */
-export async function ingestInbound(ctx: IngestContext, envelope: Envelope, raw?: Buffer): Promise<RecipientOutcome[]> {
+export async function ingestInbound(ctx: IngestContext, envelope: Envelope, raw?: Buffer, held?: HeldBody['held']): Promise<RecipientOutcome[]> {
   return deliverMessage(ctx, {
     raw,
+    rawHeld: held,
     mailId: envelope.mailId,
     recipients: envelope.recipients,
     envelopeFrom: envelope.envelopeFrom,
@@ -60,6 +61,14 @@ export async function ingestInbound(ctx: IngestContext, envelope: Envelope, raw?
 /** Resolves once every write ingest made before the call survives a power loss (then its spool record may go). */
 export async function settleInbound(ctx: AppContext): Promise<void> {
   await ctx.stores.sync?.();
+}
+
+/**
+ * The embedded form's spool has stored every mail of a segment and renamed it as handed over: the store removes it
+ * once no message keeps its raw mail there.
+ */
+export async function spoolSegmentStored(ctx: AppContext, segment: number): Promise<void> {
+  await ctx.stores.releaseSpoolSegment?.(segment);
 }
 
 /** After ingest: the inbound object (first: once it is gone the mail is never ingested again), then its spool. */

@@ -18,7 +18,7 @@ import { jsonInSlices } from '../core/json-slices';
 import { BODY_KEPT_CHARS, boundedFileName, boundedHeaders, boundedLinks, keptBody, messageItem, summaryFields } from '../core/message';
 import type { AttachmentRecord, AuthVerdicts, Caller, InboxRoute, MessageRecord } from '../core/model';
 import { extractable } from '../core/mail-text';
-import { blobKeys, type ParsedMail } from '../core/ports';
+import { blobKeys, type HeldBody, type ParsedMail } from '../core/ports';
 import type { AppContext, IngestContext } from './context';
 import { createInbox } from './inboxes';
 
@@ -31,6 +31,8 @@ export interface InboundMail {
   verdicts: AuthVerdicts;
   /** The raw mail, when the caller holds it already (the local form's spool): used as it is, never read back. */
   raw?: Buffer;
+  /** Where the local form's spool holds `raw` durably: the store may keep it there instead of writing it again. */
+  rawHeld?: HeldBody['held'];
 }
 
 export type DropReason = 'not-our-domain' | 'unknown-inbox' | 'expired-inbox' | 'quota' | 'storage';
@@ -344,8 +346,8 @@ async function storeBlobs(
 ): Promise<{ record: MessageRecord; attachmentKeys: string[] }> {
   const { blobs } = ctx.stores;
   const raw = blobKeys.raw(inbox.id, messageId);
-  // Held in memory (the local spool): written once, where the message keeps it; else copied from the inbound object.
-  const copied = mail.raw ? blobs.put(raw, mail.raw, 'message/rfc822') : blobs.copy(rawKey, raw);
+  // Held in memory (the local spool): kept where the spool holds it, or written once; else copied from the inbound object.
+  const copied = mail.raw ? blobs.put(raw, mail.rawHeld ? { bytes: mail.raw, held: mail.rawHeld } : mail.raw, 'message/rfc822') : blobs.copy(rawKey, raw);
   copied.catch(() => undefined); // awaited below
   const attachments: AttachmentRecord[] = await Promise.all(
     parsed.attachments.slice(0, MESSAGE_CAPS.attachments).map(async (a, i) => {

@@ -10,6 +10,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { TempMailClient } from '../../client';
 import { BLOB_FILES_DIR } from '../../lambdas/store/sqlite-blob-files';
+import { inboundSpoolDir } from '../../lambdas/layout/inbound-spool-files';
 import { DOWNLOADS_PER_ACCOUNT, DOWNLOADS_PER_ADDRESS } from '../../local/gateway-downloads';
 import { http as api } from '../support/http';
 import { eventually, sendMail } from '../support/mail';
@@ -28,6 +29,8 @@ let attachmentId: string;
 
 const residentBytes = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${stack.pid()}/status`, 'utf8'))![1]) * 1024;
 const objectFiles = () => fs.readdirSync(path.join(stack.dataDir, BLOB_FILES_DIR));
+/** The inbound spool's files: the raw mail stays in the one it was accepted into (lambdas/store/sqlite-held-segments.ts). */
+const spoolFiles = () => fs.readdirSync(inboundSpoolDir(stack.dataDir));
 
 /** A download from `localAddress` that stops reading after its first chunk: it holds its slot until `close`. */
 function heldDownload(url: string, localAddress: string) {
@@ -66,9 +69,11 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => stack?.stop());
 
-it('keeps the attachment and the raw mail as files in the data folder', () => {
-  // The raw mail (about 27 MB) and the attachment: both over the size kept in a row.
-  expect(objectFiles()).toHaveLength(2);
+it('keeps the attachment as a file and the raw mail in the spool segment it was accepted into', async () => {
+  // The attachment: over the size kept in a row. The raw mail (about 27 MB): where the spool put it before its 250.
+  expect(objectFiles()).toHaveLength(1);
+  await eventually(async () => spoolFiles().length === 1 && spoolFiles()[0].startsWith('stored-'), 20_000, 'the segment handed over');
+  expect(fs.statSync(path.join(inboundSpoolDir(stack.dataDir), spoolFiles()[0])).size).toBeGreaterThan(ATTACHMENT_BYTES * 1.3);
 });
 
 it('streams downloads as they are read: six held open take far less memory than one file, and each is byte-identical', async () => {
@@ -143,8 +148,10 @@ it('serves the files after a restart, and removes them when the message is delet
   const again = await fetch(link);
   expect(again.status).toBe(200);
   expect(sha(Buffer.from(await again.arrayBuffer()))).toBe(sha(attachment));
-  expect(objectFiles()).toHaveLength(2);
+  expect(objectFiles()).toHaveLength(1);
+  expect(spoolFiles()).toHaveLength(1);
   expect((await call('DELETE', `/v1/inboxes/${inboxId}/messages/${messageId}`)).status).toBe(200);
   expect(objectFiles()).toEqual([]);
+  expect(spoolFiles()).toEqual([]);
   expect((await fetch(link)).status).toBe(404);
 }, 120_000);

@@ -1,14 +1,15 @@
 /**
  * The embedded form's inbound spool (local/inbound-spool.ts) on its own, on real files: what was appended (durable
  * before its 250) comes back at the next open, in order and intact; a torn tail (a group whose fdatasync never
- * returned) is skipped without losing the records before it; a segment goes only when all its mail is stored and the
- * store has synced, and stays (to be replayed) when that sync fails.
+ * returned) is skipped without losing the records before it; a segment is handed over to the store (renamed, never
+ * replayed) only when all its mail is stored and the store has synced, and stays (to be replayed) when that sync fails.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { decodeSegment, encodeRecord, InboundSpool } from '../../local/inbound-spool';
+import { segmentFileName } from '../../lambdas/layout/inbound-spool-files';
 import type { Envelope } from '../../lambdas/usecases/inbound';
 
 const envelope = (n: number): Envelope => ({ mailId: `mail-${n}`, recipients: [`to${n}@tempmail.local`], envelopeFrom: 'from@example.com', receivedAt: new Date(n * 1000).toISOString() });
@@ -25,12 +26,12 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 it('gives back at the next open, in order and intact, every record whose append resolved', async () => {
-  const spool = new InboundSpool(dir, async () => undefined, log);
+  const spool = new InboundSpool(dir, async () => undefined, async () => undefined, log);
   expect(await spool.open()).toEqual([]);
   const places = await Promise.all(Array.from({ length: 50 }, (_, i) => spool.append(envelope(i), raw(i))));
   // A retry reads a record's raw mail again from where the append put it.
   expect(await spool.read(places[17])).toEqual(raw(17));
-  const again = new InboundSpool(dir, async () => undefined, log);
+  const again = new InboundSpool(dir, async () => undefined, async () => undefined, log);
   const replayed = await again.open();
   expect(replayed.map((r) => r.envelope)).toEqual(Array.from({ length: 50 }, (_, i) => envelope(i)));
   expect(replayed.map((r) => r.raw.toString())).toEqual(Array.from({ length: 50 }, (_, i) => raw(i).toString()));
@@ -46,25 +47,31 @@ it.each([
     fs.writeFileSync(file, bytes);
   }],
 ])('skips a torn tail (%s) and replays every whole record before it', async (_, tear) => {
-  const spool = new InboundSpool(dir, async () => undefined, log);
+  const spool = new InboundSpool(dir, async () => undefined, async () => undefined, log);
   await spool.open();
   for (let i = 0; i < 5; i++) await spool.append(envelope(i), raw(i));
   const [file] = segments(dir);
   tear(path.join(dir, file));
-  const replayed = await new InboundSpool(dir, async () => undefined, log).open();
+  const replayed = await new InboundSpool(dir, async () => undefined, async () => undefined, log).open();
   const whole = decodeSegment(fs.readFileSync(path.join(dir, file))).records.length;
   expect(replayed.map((r) => r.envelope.mailId)).toEqual(Array.from({ length: whole }, (_, i) => `mail-${i}`));
   expect(whole).toBeGreaterThanOrEqual(4);
   expect(lines.some((l) => /bytes after its last whole record skipped/.test(l))).toBe(true);
 });
 
-it('removes a segment once all its mail is stored and synced, and never before; a failed sync leaves it for replay', async () => {
+it('hands a segment over (renamed stored-) once all its mail is stored and synced, and never before; a failed sync leaves it for replay', async () => {
   let syncs = 0;
   let failSync = false;
-  const spool = new InboundSpool(dir, async () => {
-    syncs++;
-    if (failSync) throw new Error('disk gone');
-  }, log);
+  const handedOver: number[] = [];
+  const spool = new InboundSpool(
+    dir,
+    async () => {
+      syncs++;
+      if (failSync) throw new Error('disk gone');
+    },
+    async (segment) => void handedOver.push(segment),
+    log,
+  );
   await spool.open();
   const places = await Promise.all([0, 1, 2].map((i) => spool.append(envelope(i), raw(i))));
   spool.stored(places[0]);
@@ -73,17 +80,36 @@ it('removes a segment once all its mail is stored and synced, and never before; 
   expect(segments(dir)).toHaveLength(1);
   expect(syncs).toBe(0);
   spool.stored(places[2]);
-  for (let i = 0; i < 100 && segments(dir).length > 0; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 100 && handedOver.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
   expect(segments(dir)).toEqual([]);
   expect(syncs).toBe(1);
+  // Handed over under its new name, with its bytes where they were: the store keeps stored mail's raw there.
+  expect(handedOver).toEqual([places[0].segment]);
+  const stored = path.join(dir, segmentFileName('stored', places[0].segment));
+  expect(fs.readFileSync(stored).subarray(places[1].offset, places[1].offset + places[1].length)).toEqual(raw(1));
+  // Never replayed: the next open finds nothing to ingest.
+  expect(await new InboundSpool(dir, async () => undefined, async () => undefined, log).open()).toEqual([]);
 
-  // The next append starts a new segment; its sync fails: the segment stays, and the next open replays it.
+  // The next append starts a new segment, numbered past it; its sync fails: the segment stays, and the next open replays it.
   failSync = true;
   const place = await spool.append(envelope(9), raw(9));
+  expect(place.segment).toBeGreaterThan(places[0].segment);
   spool.stored(place);
-  for (let i = 0; i < 100 && !lines.some((l) => /not removed/.test(l)); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(lines.some((l) => /not removed \(disk gone\)/.test(l))).toBe(true);
-  expect((await new InboundSpool(dir, async () => undefined, log).open()).map((r) => r.envelope.mailId)).toEqual(['mail-9']);
+  for (let i = 0; i < 100 && !lines.some((l) => /not handed over/.test(l)); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(lines.some((l) => /not handed over \(disk gone\)/.test(l))).toBe(true);
+  expect(handedOver).toHaveLength(1);
+  const replayed = await new InboundSpool(dir, async () => undefined, async () => undefined, log).open();
+  expect(replayed.map((r) => r.envelope.mailId)).toEqual(['mail-9']);
+});
+
+it('renames segments an older version named with 10 digits, and replays them', async () => {
+  const old = path.join(dir, 'segment-0000000007');
+  fs.writeFileSync(old, Buffer.concat(encodeRecord(envelope(3), raw(3))));
+  const spool = new InboundSpool(dir, async () => undefined, async () => undefined, log);
+  const replayed = await spool.open();
+  expect(replayed.map((r) => [r.envelope.mailId, r.place.segment])).toEqual([['mail-3', 7]]);
+  expect(fs.readdirSync(dir)).toEqual([segmentFileName('segment', 7)]);
+  expect(await spool.read(replayed[0].place)).toEqual(raw(3));
 });
 
 it('encodes a record as header, envelope and raw mail, each length and the CRC in the header', () => {
