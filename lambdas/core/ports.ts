@@ -133,7 +133,14 @@ export interface PresignedResponse {
  */
 export interface HeldBody {
   bytes: Buffer;
-  held: { segment: number; offset: number };
+  held: HeldPlace;
+}
+/** Where held bytes lie: a span of a spool segment, as they are (raw mail) or base64 that decodes to them (an attachment). */
+export interface HeldPlace {
+  segment: number;
+  offset: number;
+  length: number;
+  encoding?: 'base64';
 }
 /** An object's bytes as BlobStore.put takes them; chunks (jsonInSlices) are never joined on the embedded form's event loop. */
 export type BlobBody = Uint8Array | string | readonly Uint8Array[] | HeldBody;
@@ -268,6 +275,8 @@ export interface ParsedAttachment {
   content_id: string | null;
   content: Buffer;
   size: number;
+  /** Where its body lies in the raw mail, as plain base64 lines that decode to `content` (lifted whole): keepable there. */
+  base64Span?: { start: number; end: number };
 }
 
 /** A mail read by the MailParser: what ingest turns into a message record, its body and its attachments. */

@@ -32,8 +32,8 @@ let tokenCounter = 0;
 export interface Lifted {
   /** The mail with each lifted body replaced by its token line. */
   raw: Buffer;
-  /** Token (base64 text) → the part's decoded bytes. */
-  bodies: Map<string, Buffer>;
+  /** Token (base64 text) → the part's decoded bytes, and where its base64 lies in the original mail. */
+  bodies: Map<string, { content: Buffer; start: number; end: number }>;
 }
 
 const DELIMITER = Buffer.from('\n--');
@@ -111,7 +111,7 @@ function decodePlain(raw: Buffer, start: number, end: number): Buffer | undefine
 /** The mail with its large plain-base64 attachment bodies lifted out, or undefined when there is none. */
 export function liftParts(raw: Buffer): Lifted | undefined {
   const pieces: Buffer[] = [];
-  const bodies = new Map<string, Buffer>();
+  const bodies = new Map<string, { content: Buffer; start: number; end: number }>();
   let copied = 0;
   let at = raw.indexOf(DELIMITER);
   while (at >= 0) {
@@ -131,7 +131,7 @@ export function liftParts(raw: Buffer): Lifted | undefined {
       const token = Buffer.concat([TOKEN_NONCE, Buffer.from([0, 0, 0, 0, 0, 0])]);
       token.writeUIntBE(tokenCounter++ % 2 ** 48, TOKEN_NONCE.length, 6);
       const text = token.toString('base64');
-      bodies.set(text, content);
+      bodies.set(text, { content, start: bodyStart, end: next });
       pieces.push(raw.subarray(copied, bodyStart), Buffer.from(`${text}\r\n`, 'latin1'));
       copied = next;
     }
@@ -143,19 +143,20 @@ export function liftParts(raw: Buffer): Lifted | undefined {
 }
 
 /**
- * The attachments with each token replaced by its decoded body, or undefined when the tokens did not come back as
- * exactly one whole attachment each (the split disagreed with mailparser's: parse the original instead).
+ * The attachments with each token replaced by its decoded body (and where its base64 lies in the original mail), or
+ * undefined when the tokens did not come back as exactly one whole attachment each (the split disagreed with
+ * mailparser's: parse the original instead).
  */
-export function restoreParts<T extends { content: Buffer }>(attachments: T[], lifted: Lifted): T[] | undefined {
+export function restoreParts<T extends { content: Buffer }>(attachments: T[], lifted: Lifted): (T & { base64Span?: { start: number; end: number } })[] | undefined {
   const seen = new Set<string>();
   let stray = false;
   const restored = attachments.map((a) => {
     if (a.content.indexOf(TOKEN_NONCE) < 0) return a;
     const token = a.content.toString('base64');
-    const content = lifted.bodies.get(token);
-    if (!content || seen.has(token)) stray = true;
+    const body = lifted.bodies.get(token);
+    if (!body || seen.has(token)) stray = true;
     seen.add(token);
-    return { ...a, content: content ?? a.content };
+    return body ? { ...a, content: body.content, base64Span: { start: body.start, end: body.end } } : a;
   });
   return !stray && seen.size === lifted.bodies.size ? restored : undefined;
 }

@@ -198,6 +198,7 @@ function fromMailparser(mail: MailparserResult, facts: ReturnType<typeof headerF
       content_id: a.cid ?? null,
       content: a.content,
       size: a.content.length,
+      ...spanOf(a),
     })),
     to: facts.to,
     cc: facts.cc,
@@ -258,6 +259,9 @@ function minimalForm(raw: Buffer, options: ParseOptions, error: string): InProce
   const { bodyOffset: _b, declared: _d, ...rest } = facts;
   return { ...rest, text, html: '', attachments: [], date: null, parse_error: error, warnings: [error] };
 }
+
+/** Where a lifted attachment's base64 lies in the raw mail (restoreParts marks it), to keep it there. */
+const spanOf = (a: object) => ('base64Span' in a && a.base64Span ? { base64Span: a.base64Span as { start: number; end: number } } : {});
 
 /**
  * mailparser's reading of the whole mail, parts rewritten when needed, without attachment checksums (nothing uses

@@ -11,12 +11,12 @@ import fsp from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { ByteSpan } from '../core/byte-range';
 import { cutJson } from '../core/message';
-import { blobKeys, isChunks, isHeld, type BlobBody, type BlobStore, type CutJson, type DownloadHeaders, type SignedDownloads, type StoredStream } from '../core/ports';
+import { blobKeys, isChunks, isHeld, type HeldPlace, type BlobBody, type BlobStore, type CutJson, type DownloadHeaders, type SignedDownloads, type StoredStream } from '../core/ports';
 import type { JsonReadThread } from './json-read-thread';
 import type { Engine } from './sqlite-engine';
 import type { SignedLinks } from './sqlite-signed-links';
 import { FILE_BLOB_MIN_BYTES, isMissing, type BlobFiles } from './sqlite-blob-files';
-import type { HeldPlace, HeldSegments } from './sqlite-held-segments';
+import type { HeldSegments } from './sqlite-held-segments';
 
 /** Objects a client's promise rests on: the inbound queue (mail that got its 250) and its spool. */
 const DURABLE_PREFIXES = [blobKeys.INBOUND_PREFIX, blobKeys.SPOOL_PREFIX];
@@ -26,11 +26,11 @@ const prefixRange = (prefix: string): [string, string] => [prefix, `${prefix}\uf
 
 const EMPTY = Buffer.alloc(0);
 const INSERT = 'INSERT OR REPLACE INTO blobs (key, content, content_type, metadata, file) VALUES (?, ?, ?, ?, ?)';
-const INSERT_HELD = 'INSERT OR REPLACE INTO blobs (key, content, content_type, metadata, segment, segment_offset, segment_length) VALUES (?, ?, ?, ?, ?, ?, ?)';
+const INSERT_HELD = 'INSERT OR REPLACE INTO blobs (key, content, content_type, metadata, segment, segment_offset, segment_length, segment_encoding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
 /** The file or spool segment a key's row names, if any. */
 const NAMED_BY = 'SELECT file, segment FROM blobs WHERE key = ?';
 /** A row's bytes: in the row, in its file, or in a spool segment. */
-const STORED = 'SELECT content, file, segment, segment_offset, segment_length FROM blobs WHERE key = ?';
+const STORED = 'SELECT content, file, segment, segment_offset, segment_length, segment_encoding FROM blobs WHERE key = ?';
 
 /** What a write stopped naming: files to remove after its commit, segments to remove if no row names them then. */
 interface Freed {
@@ -60,13 +60,14 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
     const { engine } = this;
     const meta = metadata ? JSON.stringify(metadata) : null;
     const durable = DURABLE_PREFIXES.some((prefix) => key.startsWith(prefix));
-    if (isHeld(body)) {
-      const { segment, offset } = body.held;
-      await this.commit(() => ({ result: undefined, freed: this.replacing(key, () => engine.sql(INSERT_HELD).run(key, EMPTY, contentType, meta, segment, offset, body.bytes.length)) }), durable);
+    // Held bytes are named where they lie, unless decoding them at each read would be a file's size of work.
+    if (isHeld(body) && !(body.held.encoding && body.bytes.length >= FILE_BLOB_MIN_BYTES)) {
+      const { segment, offset, length, encoding } = body.held;
+      await this.commit(() => ({ result: undefined, freed: this.replacing(key, () => engine.sql(INSERT_HELD).run(key, EMPTY, contentType, meta, segment, offset, length, encoding ?? null)) }), durable);
       return;
     }
     // Chunks stay chunks (a file takes them one after another): never joined into one large copy on the event loop.
-    const chunks: readonly Uint8Array[] = isChunks(body) ? body : [typeof body === 'string' ? Buffer.from(body) : body];
+    const chunks: readonly Uint8Array[] = isChunks(body) ? body : [isHeld(body) ? body.bytes : typeof body === 'string' ? Buffer.from(body) : body];
     const size = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
     if (size < FILE_BLOB_MIN_BYTES) {
       const content = chunks.length === 1 ? Buffer.from(chunks[0].buffer, chunks[0].byteOffset, chunks[0].byteLength) : Buffer.concat(chunks);
@@ -121,6 +122,11 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
         }
       },
       async (place) => {
+        if (place.encoding) {
+          const content = await this.held.read(place);
+          const span = pick?.(content.length);
+          return { body: Readable.from([span ? content.subarray(span.start, span.end + 1) : content]), size: content.length, span };
+        }
         const handle = await this.held.open(place.segment);
         const span = pick?.(place.length);
         const [start, end] = span ? [place.offset + span.start, place.offset + span.end] : [place.offset, place.offset + place.length - 1];
@@ -146,7 +152,9 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
         let changes = 0;
         const freed = this.replacing(toKey, () => {
           changes = engine
-            .sql('INSERT OR REPLACE INTO blobs (key, content, content_type, metadata, file, segment, segment_offset, segment_length) SELECT ?, content, content_type, metadata, NULL, segment, segment_offset, segment_length FROM blobs WHERE key = ? AND file IS NULL')
+            .sql(
+              'INSERT OR REPLACE INTO blobs (key, content, content_type, metadata, file, segment, segment_offset, segment_length, segment_encoding) SELECT ?, content, content_type, metadata, NULL, segment, segment_offset, segment_length, segment_encoding FROM blobs WHERE key = ? AND file IS NULL',
+            )
             .run(toKey, fromKey).changes;
         });
         return { result: changes, freed };
@@ -258,7 +266,7 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
       if (!inFileOrSegment && !inSpool) return inRow(row);
       try {
         return inSpool
-          ? await inSegment({ segment: Number(row.segment), offset: Number(row.segment_offset), length: Number(row.segment_length) })
+          ? await inSegment({ segment: Number(row.segment), offset: Number(row.segment_offset), length: Number(row.segment_length), ...(row.segment_encoding === 'base64' ? { encoding: 'base64' as const } : {}) })
           : await inFile(String(row.file));
       } catch (error) {
         if (!isMissing(error)) throw error;

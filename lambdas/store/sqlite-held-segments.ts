@@ -2,7 +2,9 @@
  * Raw mail the embedded store keeps where the inbound spool put it (lambdas/layout/inbound-spool-files.ts), instead
  * of writing it a second time: the spool made it durable before its 250, and a message's raw object is then a row
  * naming the segment, the offset and the length (sqlite-blob-store.ts). Writing each raw mail into SQLite as well
- * cost more than a quarter of ingest's CPU (its pages written to the log, then again at each checkpoint).
+ * cost more than a quarter of ingest's CPU (its pages written to the log, then again at each checkpoint). An
+ * attachment lifted whole from plain base64 lines (lambdas/ingest/lift-parts.ts) is kept the same way, as that
+ * base64, and decoded when read (Node's decoder skips the line breaks; the lines were checked to be nothing else).
  *
  * A segment file is read under either name: the spool's (`segment-<n>`, while some of its mail is not yet stored)
  * or, once the spool has handed it over, `stored-<n>`. The spool renames it only one way, so a read that finds
@@ -14,15 +16,9 @@
 import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import type { HeldPlace } from '../core/ports';
 import { parseSegmentFileName, segmentFileName } from '../layout/inbound-spool-files';
 import { isMissing } from './sqlite-blob-files';
-
-/** Where a row's bytes lie in a segment. */
-export interface HeldPlace {
-  segment: number;
-  offset: number;
-  length: number;
-}
 
 export class HeldSegments {
   /** `named`: whether any row names the segment (read synchronously, so no commit comes between it and a removal). */
@@ -42,7 +38,13 @@ export class HeldSegments {
     return fsp.open(path.join(this.dir, segmentFileName('stored', segment)), 'r');
   }
 
+  /** The object's bytes (decoded, when held as base64). */
   async read(place: HeldPlace): Promise<Buffer> {
+    const bytes = await this.readSpan(place);
+    return place.encoding === 'base64' ? Buffer.from(bytes.toString('latin1'), 'base64') : bytes;
+  }
+
+  private async readSpan(place: HeldPlace): Promise<Buffer> {
     const handle = await this.open(place.segment);
     try {
       const bytes = Buffer.allocUnsafe(place.length);

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DISABLED_VERDICTS } from '../core/model';
-import { blobKeys, type HeldBody } from '../core/ports';
+import { blobKeys } from '../core/ports';
 import type { AppContext, IngestContext } from './context';
 import { deliverMessage, type RecipientOutcome } from './ingest';
 
@@ -46,7 +46,7 @@ export async function acceptInbound(ctx: AppContext, envelope: Envelope, raw: Bu
  * Runs ingest on an accepted mail: stored in every inbox it names (again: a duplicate, not a second copy). Throws on
  * a transient fault: the caller retries. `finishInbound` then removes it from the queue.
  */
-export async function ingestInbound(ctx: IngestContext, envelope: Envelope, raw?: Buffer, held?: HeldBody['held']): Promise<RecipientOutcome[]> {
+export async function ingestInbound(ctx: IngestContext, envelope: Envelope, raw?: Buffer, held?: { segment: number; offset: number }): Promise<RecipientOutcome[]> {
   return deliverMessage(ctx, {
     raw,
     rawHeld: held,

@@ -32,7 +32,7 @@ export interface InboundMail {
   /** The raw mail, when the caller holds it already (the local form's spool): used as it is, never read back. */
   raw?: Buffer;
   /** Where the local form's spool holds `raw` durably: the store may keep it there instead of writing it again. */
-  rawHeld?: HeldBody['held'];
+  rawHeld?: { segment: number; offset: number };
 }
 
 export type DropReason = 'not-our-domain' | 'unknown-inbox' | 'expired-inbox' | 'quota' | 'storage';
@@ -313,6 +313,13 @@ async function storeMessage(ctx: AppContext, inbox: InboxRoute, recipient: strin
   return { result, record, attachmentKeys };
 }
 
+/** An attachment whose base64 body lies in the raw mail the spool holds: the store may keep it there, decoded on read. */
+function heldAttachment(a: ParsedMail['attachments'][number], mail: InboundMail): HeldBody | undefined {
+  const { base64Span: span } = a;
+  if (!span || !mail.rawHeld) return undefined;
+  return { bytes: a.content, held: { segment: mail.rawHeld.segment, offset: mail.rawHeld.offset + span.start, length: span.end - span.start, encoding: 'base64' } };
+}
+
 /** An envelope address is at most 256 octets (RFC 5321 §4.5.3.1.3); anything longer is cut, never refused here. */
 const MAX_ENVELOPE_ADDRESS = 256;
 
@@ -347,7 +354,7 @@ async function storeBlobs(
   const { blobs } = ctx.stores;
   const raw = blobKeys.raw(inbox.id, messageId);
   // Held in memory (the local spool): kept where the spool holds it, or written once; else copied from the inbound object.
-  const copied = mail.raw ? blobs.put(raw, mail.rawHeld ? { bytes: mail.raw, held: mail.rawHeld } : mail.raw, 'message/rfc822') : blobs.copy(rawKey, raw);
+  const copied = mail.raw ? blobs.put(raw, mail.rawHeld ? { bytes: mail.raw, held: { ...mail.rawHeld, length: mail.raw.length } } : mail.raw, 'message/rfc822') : blobs.copy(rawKey, raw);
   copied.catch(() => undefined); // awaited below
   const attachments: AttachmentRecord[] = await Promise.all(
     parsed.attachments.slice(0, MESSAGE_CAPS.attachments).map(async (a, i) => {
@@ -356,7 +363,7 @@ async function storeBlobs(
       const source = attachmentSources?.[i];
       // A copy that fails (its source deleted meanwhile with its inbox) is an upload after all.
       if (source) await blobs.copy(source, key).catch(() => blobs.put(key, a.content, a.content_type));
-      else await blobs.put(key, a.content, a.content_type);
+      else await blobs.put(key, heldAttachment(a, mail) ?? a.content, a.content_type);
       return { id, filename: boundedFileName(a.filename), content_type: a.content_type.slice(0, 200), size: a.size, content_id: a.content_id?.slice(0, 998) ?? null, key };
     }),
   );

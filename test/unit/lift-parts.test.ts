@@ -112,6 +112,8 @@ async function expectSameAsMailparser(raw: Buffer) {
     theirs.attachments.map((a) => [a.filename ?? null, a.contentType || 'application/octet-stream', a.cid ?? null, a.content.length]),
   );
   mine.attachments.forEach((a, i) => expect(a.content.equals(theirs.attachments[i].content)).toBe(true));
+  // Where a lifted body's base64 lies in the mail (the embedded store keeps it there): it decodes to those same bytes.
+  for (const a of mine.attachments) if (a.base64Span) expect(Buffer.from(raw.toString('latin1', a.base64Span.start, a.base64Span.end), 'base64').equals(a.content)).toBe(true);
   expect(mine.html).toBe(typeof theirs.html === 'string' ? theirs.html : '');
   if (theirs.text?.trim()) expect(mine.text).toBe(theirs.text);
 }
@@ -133,8 +135,10 @@ describe('the split', () => {
   it('lifts each large plain-base64 attachment and nothing else', () => {
     const raw = mail([textPart('hello'), attachment(big, { name: 'a' }), attachment(big2, { name: 'b' }), attachment(bytes(LIFT_MIN_BYTES / 2, 5), { name: 'small' })]);
     const split = liftParts(raw)!;
-    expect([...split.bodies.values()].map((b) => b.length)).toEqual([big.length, big2.length]);
-    expect([...split.bodies.values()][0].equals(big)).toBe(true);
+    expect([...split.bodies.values()].map((b) => b.content.length)).toEqual([big.length, big2.length]);
+    expect([...split.bodies.values()][0].content.equals(big)).toBe(true);
+    // Each body's span in the mail is the base64 that decodes to it, as Node's decoder reads it (a store keeps it there).
+    for (const { content, start, end } of split.bodies.values()) expect(Buffer.from(raw.toString('latin1', start, end), 'base64').equals(content)).toBe(true);
     // Headers, the text part and the small attachment are handed on as they were.
     expect(split.raw.toString('latin1')).toContain(attachment(bytes(LIFT_MIN_BYTES / 2, 5), { name: 'small' }));
     expect(split.raw.toString('latin1')).toContain(textPart('hello'));

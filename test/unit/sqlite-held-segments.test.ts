@@ -23,7 +23,7 @@ const open = () => appContext(appConfig({ store: { kind: 'embedded', dataDir, pu
 const spoolFiles = () => fs.readdirSync(inboundSpoolDir(dataDir)).sort();
 const envelope = (n: number) => ({ mailId: `mail-${n}`, recipients: ['a@tempmail.local'], envelopeFrom: 'b@example.com', receivedAt: new Date().toISOString() });
 const raw = (n: number) => Buffer.from(`Subject: held ${n}\r\n\r\n${'body '.repeat(50 + n)}\r\n`);
-const held = (n: number, place: SpoolPlace) => ({ bytes: raw(n), held: { segment: place.segment, offset: place.offset } });
+const held = (n: number, place: SpoolPlace) => ({ bytes: raw(n), held: place });
 
 async function until(check: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
@@ -61,6 +61,23 @@ it('keeps a held raw mail in its segment, not in the database, and reads it back
   await until(() => handedOver.length === 1);
   expect(spoolFiles()).toEqual([segmentFileName('stored', places[0].segment)]);
   await read();
+});
+
+it('keeps an attachment as the base64 in the held mail, decoded when read: whole, as a range, and through a copy', async () => {
+  const content = Buffer.from(Array.from({ length: 9000 }, (_, i) => (i * 7) % 256));
+  const lines = content.toString('base64').replace(/.{76}/g, '$&\r\n');
+  const mail = Buffer.from(`Subject: attached\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n\r\n${lines}\r\n`);
+  const place = await spool.append(envelope(0), mail);
+  const start = mail.indexOf('\r\n\r\n') + 4;
+  const body = { bytes: content, held: { segment: place.segment, offset: place.offset + start, length: mail.length - start, encoding: 'base64' as const } };
+  await stores.blobs.put('inboxes/i1/m0/att_1', body, 'application/octet-stream');
+  expect(await stores.blobs.get('inboxes/i1/m0/att_1')).toEqual(content);
+  const part = await stores.downloads!.openStream('inboxes/i1/m0/att_1', () => ({ start: 100, end: 4099 }));
+  expect(part!.size).toBe(content.length);
+  expect(await buffer(part!.body)).toEqual(content.subarray(100, 4100));
+  await stores.blobs.copy('inboxes/i1/m0/att_1', 'inboxes/i2/m0/att_1');
+  expect(await stores.blobs.get('inboxes/i2/m0/att_1')).toEqual(content);
+  expect(fs.readFileSync(path.join(dataDir, 'tempmail.db-wal')).includes(content.subarray(0, 64))).toBe(false);
 });
 
 it('removes a handed-over segment with the last object naming it, copies included, and never before', async () => {
