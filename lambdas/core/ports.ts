@@ -126,26 +126,9 @@ export interface PresignedResponse {
   cacheControl?: string;
 }
 
-/**
- * Bytes a store may hold already: the embedded form's inbound spool keeps a mail's raw bytes durable from before its
- * 250 (`held`: where), and its blob store then names that place instead of writing the bytes again. A store that
- * cannot (S3) writes `bytes`.
- */
-export interface HeldBody {
-  bytes: Buffer;
-  held: HeldPlace;
-}
-/** Where held bytes lie: a span of a spool segment, as they are (raw mail) or base64 that decodes to them (an attachment). */
-export interface HeldPlace {
-  segment: number;
-  offset: number;
-  length: number;
-  encoding?: 'base64';
-}
-/** An object's bytes as BlobStore.put takes them; chunks (jsonInSlices) are never joined on the embedded form's event loop. */
-export type BlobBody = Uint8Array | string | readonly Uint8Array[] | HeldBody;
-export const isChunks = (body: BlobBody): body is readonly Uint8Array[] => Array.isArray(body);
-export const isHeld = (body: BlobBody): body is HeldBody => typeof body === 'object' && !Array.isArray(body) && !(body instanceof Uint8Array);
+/** What BlobStore.put takes (bytes, chunks, or bytes the store may hold already): lambdas/core/blob-bodies.ts. */
+export { isChunks, isHeld, type BlobBody, type HeldBody, type HeldPlace } from './blob-bodies';
+import type { BlobBody } from './blob-bodies';
 
 export interface BlobStore {
   /** `body`: the bytes, a string (as UTF-8), or chunks of bytes in order. `metadata`: S3 user metadata (x-amz-meta-*), at most 2 KB in all. */
