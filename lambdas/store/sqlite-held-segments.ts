@@ -11,7 +11,7 @@
  * neither finds an object deleted meanwhile. A `stored-` file is removed once no row names it: checked after every
  * commit that stopped naming it, when the spool hands it over (whichever comes last removes it), and at start. A
  * segment's disk space is therefore freed when the last message whose raw mail it holds is deleted: a 4 MB segment
- * can outlive most of its messages (docs/LOCAL-SMTP.md).
+ * can outlive most of its messages (docs/ARCHITECTURE.md, "Where it stores").
  */
 import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
