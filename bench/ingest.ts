@@ -7,7 +7,7 @@
  * postfix_*.deb /tmp/postfix` gives it without installing an MTA: SMTP_SOURCE=/tmp/postfix/usr/sbin/smtp-source)
  * it also reports, per mail, the server process's CPU (user + system from /proc, all its threads) beside the
  * discarding server's in the same run (the floor any smtp-server-based ingest pays), bytes written to disk
- * (/proc/<pid>/io write_bytes) and, against the issue's ceilings, mail/s and RSS after, for 2 KB mail and for the
+ * (/proc/<pid>/io write_bytes) and, against the issue's ceilings, mail/s and RSS after (at the load's end and 3 s later, once the stack has collected its heap), for 2 KB mail and for the
  * issue's large mail (212 KB with a 150 KB base64 attachment, sent with -F). Each size is measured twice: its first
  * load (for 2 KB mail, the first after start) and the steady state after a warm-up sent to the stack and to the floor
  * alike (V8 compiles the hot code over the first few thousand mails, in both).
@@ -220,8 +220,14 @@ function mailCount(name: string, fallback: number): number {
   return Number(value);
 }
 
-/** One load through smtp-source against the stack: server CPU µs per mail, mail/s accepted and stored, KB written per mail. */
-async function measureStack(stack: StackHandle, inbox: { id: string; email: string }, count: number, mail: number | string) {
+/** RSS is read again this long after a printed load: the stack collects its heap once quiet (local/idle-compaction.ts). */
+const SETTLE_MS = 3_000;
+
+/**
+ * One load through smtp-source against the stack: server CPU µs per mail, mail/s accepted and stored, KB written per
+ * mail, RSS when the last mail is stored and (`settle`) SETTLE_MS later.
+ */
+async function measureStack(stack: StackHandle, inbox: { id: string; email: string }, count: number, mail: number | string, settle = false) {
   const headers = { 'X-API-Key': stack.keys.enterprise };
   const messageCount = async () => ((await (await fetch(`${stack.apiUrl}/v1/inboxes/${inbox.id}`, { headers })).json()) as { message_count: number }).message_count;
   const pid = stack.pid();
@@ -232,13 +238,15 @@ async function measureStack(stack: StackHandle, inbox: { id: string; email: stri
   const seconds = await smtpSource(stack.smtpPort, count, mail, inbox.email);
   while ((await messageCount()) < before + count) await new Promise((r) => setTimeout(r, 20));
   const storedSeconds = (Date.now() - started) / 1000;
-  return {
+  const measured = {
     cpuUs: ((cpuMs(pid) - cpuBefore) * 1000) / count,
     accepted: count / seconds,
     stored: count / storedSeconds,
     writtenKb: (writtenBytes(pid) - writtenBefore) / 1024 / count,
     rss: rssMb(pid),
   };
+  if (settle) await new Promise((r) => setTimeout(r, SETTLE_MS));
+  return { ...measured, rssSettled: rssMb(pid) };
 }
 
 /** The same load against a discarding smtp-server in this process: its CPU µs per mail and mail/s. */
@@ -263,16 +271,16 @@ async function runSmtpSource(stack: StackHandle, label: string, first: string, c
     console.log(
       `  ${label.padEnd(28)} ${when.padEnd(26)} server CPU ${run.cpuUs.toFixed(0).padStart(5)} µs/mail (${ceilings ? `ceiling ${cpuCeilingUs.toLocaleString('en')}; ` : ''}discarding smtp-server ${floor.cpuUs.toFixed(0)}) | ` +
         `accepted ${run.accepted.toFixed(0).padStart(4)} mail/s, stored ${run.stored.toFixed(0).padStart(4)} mail/s (${ceilings ? `target ${target.toLocaleString('en')}; ` : ''}discarding ${floor.accepted.toFixed(0)}) | ` +
-        `written ${run.writtenKb.toFixed(1)} KB/mail | RSS after ${run.rss.toFixed(0)} MB${ceilings ? ` (ceiling ${CEILINGS.rssMb})` : ''}`,
+        `written ${run.writtenKb.toFixed(1)} KB/mail | RSS after ${run.rss.toFixed(0)} MB, ${SETTLE_MS / 1000} s later ${run.rssSettled.toFixed(0)} MB${ceilings ? ` (ceiling ${CEILINGS.rssMb})` : ''}`,
     );
   // Each load against the stack, then the same against the floor (smtp-source is a process of its own).
-  line(first, await measureStack(stack, inbox, count, mail), await measureFloor(count, mail), false);
+  line(first, await measureStack(stack, inbox, count, mail, true), await measureFloor(count, mail), false);
   let sent = count;
   for (let warm = 0; warm < warmup; warm += count, sent += count) {
     await measureStack(stack, inbox, count, mail);
     await measureFloor(count, mail);
   }
-  line(`steady (after ${sent.toLocaleString('en')})`, await measureStack(stack, inbox, count, mail), await measureFloor(count, mail), true);
+  line(`steady (after ${sent.toLocaleString('en')})`, await measureStack(stack, inbox, count, mail, true), await measureFloor(count, mail), true);
 }
 
 async function main() {

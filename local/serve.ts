@@ -10,6 +10,7 @@ import { configFromEnv, devKeyFile, isWildcardHost, reachableHost } from './conf
 import { startLocalStack } from './stack';
 import { stopOnSignals } from './foreground';
 import { stopEsbuildService } from './esbuild-service';
+import { compactWhenIdle } from './idle-compaction';
 
 async function run(): Promise<void> {
   const config = configFromEnv();
@@ -32,6 +33,7 @@ async function run(): Promise<void> {
   // "The service is no longer running" (a 500 from the authorizer, seen in CI). After stop(), a later load starts anew.
   await stopEsbuildService().catch((error: Error) => console.log(`[local] esbuild's service not stopped: ${error.message}`));
   console.log('READY');
+  compactWhenIdle();
   stopOnSignals(stack, 'local');
 }
 
