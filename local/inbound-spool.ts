@@ -25,8 +25,13 @@ import { crc32Combine } from './crc32';
 
 const MAGIC = 0x31494d54; // 'TMI1' little-endian
 const HEADER_BYTES = 16;
-/** A segment takes no more records past this size: a restart replays at most about this much. */
+/**
+ * A segment takes no more records past this size: a restart replays at most about this much, and a stored message
+ * keeps at most about this much on disk beside its own bytes (its segment goes with the last message it holds).
+ */
 export const SEGMENT_BYTES = 4 * 1024 * 1024;
+/** A mail at least this large gets a segment of its own: a small message beside it would keep its bytes on disk. */
+export const OWN_SEGMENT_BYTES = 1024 * 1024;
 /** A segment all of whose mail is stored is closed and removed after this long without a new append. */
 const IDLE_SEAL_MS = 250;
 const segmentName = (n: number) => segmentFileName('segment', n);
@@ -123,9 +128,13 @@ export class InboundSpool {
     private readonly log: (line: string) => void,
   ) {}
 
-  /** Reads the segments a previous run left: their mail, to ingest again (oldest first). Call once, before appending. */
-  async open(): Promise<SpooledMail[]> {
+  /**
+   * Reads the segments a previous run left: their mail, to ingest again (oldest first). Call once, before appending.
+   * `after`: new segments are numbered past it (the highest segment a stored object names: use case spoolSegmentFloor).
+   */
+  async open(after = 0): Promise<SpooledMail[]> {
     await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
+    this.next = Math.max(this.next, after + 1);
     const files = (await fsp.readdir(this.dir)).map((name) => ({ name, parsed: parseSegmentFileName(name) }));
     const numbers: number[] = [];
     for (const { name, parsed } of files) {
@@ -197,11 +206,13 @@ export class InboundSpool {
   private async writeGroups(): Promise<void> {
     this.writing = true;
     while (this.queue.length > 0) {
-      const group = this.queue;
-      this.queue = [];
+      let group: Append[] = [];
       let segment: Segment | undefined;
       try {
+        const alone = this.queue[0].bytes >= OWN_SEGMENT_BYTES;
+        if (alone && this.active && this.active.size > 0) this.close(this.active);
         segment = await this.openSegment();
+        group = this.nextGroup(segment, alone);
         const start = segment.size;
         await writeAll(segment.fd!, group.flatMap((a) => a.buffers), start);
         await fdatasync(segment.fd!);
@@ -216,10 +227,12 @@ export class InboundSpool {
           at += a.bytes;
         }
         segment.size = at;
-        if (segment.size >= SEGMENT_BYTES) this.seal(segment);
+        if (alone || segment.size >= SEGMENT_BYTES) this.seal(segment);
       } catch (error) {
         // Its tail may hold part of this group: nothing more goes after it, so replay never stops before good records.
         if (segment) this.seal(segment);
+        // No segment to write to: every append waiting fails (its sender gets a 451 and sends it again).
+        if (group.length === 0) group = this.queue.splice(0);
         for (const a of group) a.reject(error);
       }
     }
@@ -227,9 +240,33 @@ export class InboundSpool {
     if (this.active && this.active.pending === 0 && this.active.size > 0) this.sealWhenIdle();
   }
 
+  /**
+   * The appends the next write takes from the queue: a large mail alone; else the small ones waiting, up to the first
+   * large one and to what fills the segment (at least one).
+   */
+  private nextGroup(segment: Segment, alone: boolean): Append[] {
+    let count = 1;
+    let bytes = segment.size + this.queue[0].bytes;
+    if (!alone) {
+      for (; count < this.queue.length; count++) {
+        const next = this.queue[count];
+        if (next.bytes >= OWN_SEGMENT_BYTES || bytes + next.bytes > SEGMENT_BYTES) break;
+        bytes += next.bytes;
+      }
+    }
+    return this.queue.splice(0, count);
+  }
+
+  /** Takes no more appends; handed over at once when all its mail is stored already. */
+  private close(segment: Segment): void {
+    this.seal(segment);
+    if (segment.pending === 0) this.release(segment);
+  }
+
   private async openSegment(): Promise<Segment> {
     if (this.active && !this.active.sealed) return this.active;
-    // Never a number used before, even one whose files are all gone: a row may outlive its segment after a power loss.
+    // Never a number used before, even one whose files are all gone (a row may outlive its segment after a power loss):
+    // past every file found and every segment a row names (open), and at least the millisecond it is opened at.
     const number = Math.max(this.next, Date.now());
     this.next = number + 1;
     const fd = await new Promise<number>((resolve, reject) => fs.open(path.join(this.dir, segmentName(number)), 'wx', 0o600, (e, f) => (e ? reject(e) : resolve(f))));

@@ -6,7 +6,7 @@
  * of ingests run at once (`concurrency`); a mail beyond that waits before its 250, so 250 → visible stays short.
  */
 import type { IngestContext } from '../lambdas/usecases/context';
-import { acceptInbound, finishInbound, ingestInbound, pendingInbound, type Envelope } from '../lambdas/usecases/inbound';
+import { acceptInbound, finishInbound, ingestInbound, pendingInbound, spoolSegmentFloor, type Envelope } from '../lambdas/usecases/inbound';
 import { QuotaReservations, reserveAccepted } from '../lambdas/usecases/ingest';
 import type { InboundSpool, SpoolPlace } from './inbound-spool';
 
@@ -43,7 +43,7 @@ export class InboundWorker {
 
   /** Replays what a previous run accepted and did not store; then logs a summary each second mail flows. */
   async start(): Promise<void> {
-    const replay = this.options.spool ? await this.options.spool.open() : [];
+    const replay = this.options.spool ? await this.options.spool.open(await spoolSegmentFloor(this.options.ctx)) : [];
     this.summaryTimer = setInterval(() => this.summary(), 1_000);
     this.summaryTimer.unref();
     void this.resume(replay);

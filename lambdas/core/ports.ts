@@ -375,9 +375,12 @@ export interface Stores {
    * removed once no object keeps its bytes there, now or when the last such object is deleted.
    */
   releaseSpoolSegment?(segment: number): Promise<void>;
+  /** The embedded store: the highest spool segment any object names (the spool numbers new ones past it). */
+  highestSpoolSegment?(): Promise<number>;
   /**
-   * The embedded store, for a delete on a full disk: removes the files of the objects under `prefix` ahead of their
-   * rows (they read as gone from then on), so that the store has room to write the delete. How many.
+   * The embedded store, for a delete on a full disk: removes the files of the objects under `prefix` (and the spool
+   * segments only they name) ahead of their rows (they read as gone from then on), so that the store has room to
+   * write the delete. How many.
    */
   releaseObjectFiles?(prefix: string): Promise<number>;
   /** Releases files and connections (the local stack's stop). */

@@ -4,8 +4,10 @@
  * the data folder that the row names (sqlite-blob-files.ts: written and read off the event loop, streamed to
  * downloads); smaller ones keep them in the row. Objects a client's promise rests on (the inbound queue and its spool)
  * resolve only once fsynced (sqlite-engine.ts); every file is fsynced before its row commits. Raw mail the inbound
- * spool holds already (a HeldBody) is not written again: its row names the spool segment and the span of its bytes
- * there (sqlite-held-segments.ts). Its download links: sqlite-signed-links.ts.
+ * spool holds already, and attachments lifted whole from its base64 (HeldBody), are not written again: the row names
+ * the spool segment and the span of the bytes there, decoded when read if base64 (sqlite-held-segments.ts); a held
+ * attachment of FILE_BLOB_MIN_BYTES or more decoded becomes a file all the same. Its download links:
+ * sqlite-signed-links.ts.
  */
 import fsp from 'node:fs/promises';
 import { Readable } from 'node:stream';
@@ -212,9 +214,16 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
    * room the delete that follows needs to write (SQLite needs log space to delete anything).
    */
   async releaseFiles(prefix: string): Promise<number> {
-    const files = this.engine.read(() => this.engine.sql('SELECT file FROM blobs WHERE key >= ? AND key < ? AND file IS NOT NULL').all(...prefixRange(prefix))).map((r) => String(r.file));
+    const { engine } = this;
+    const range = prefixRange(prefix);
+    const files = engine.read(() => engine.sql('SELECT file FROM blobs WHERE key >= ? AND key < ? AND file IS NOT NULL').all(...range)).map((r) => String(r.file));
     await this.files.remove(files);
-    return files.length;
+    // Spool segments too, those only objects under the prefix name (another inbox's message may share one).
+    const segments = engine
+      .read(() => engine.sql('SELECT DISTINCT segment FROM blobs WHERE key >= ? AND key < ? AND segment IS NOT NULL').all(...range))
+      .map((r) => Number(r.segment))
+      .filter((segment) => !engine.read(() => engine.sql('SELECT 1 FROM blobs WHERE segment = ? AND (key < ? OR key >= ?) LIMIT 1').get(segment, ...range)));
+    return files.length + (await this.held.removeHandedOver(segments));
   }
 
   /** Every file a row names: what the sweep keeps. */

@@ -211,7 +211,7 @@ export class Engine {
     }
   }
 
-  /** Resolves once every write committed before the call is fsynced (the inbound spool removes a segment after it). */
+  /** Resolves once every write committed before the call is fsynced (the inbound spool hands a segment over after it). */
   sync(): Promise<void> {
     return this.write(() => undefined, true);
   }

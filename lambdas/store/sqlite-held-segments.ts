@@ -10,8 +10,10 @@
  * or, once the spool has handed it over, `stored-<n>`. The spool renames it only one way, so a read that finds
  * neither finds an object deleted meanwhile. A `stored-` file is removed once no row names it: checked after every
  * commit that stopped naming it, when the spool hands it over (whichever comes last removes it), and at start. A
- * segment's disk space is therefore freed when the last message whose raw mail it holds is deleted: a 4 MB segment
- * can outlive most of its messages (docs/ARCHITECTURE.md, "Where it stores").
+ * segment's disk space is therefore freed when the last message whose raw mail it holds is deleted: a segment (about
+ * 4 MB of small mail, or one mail of 1 MB or more alone: local/inbound-spool.ts) can outlive most of its messages
+ * (docs/ARCHITECTURE.md, "Where it stores"). On a full disk a delete frees first the segments only the deleted
+ * objects name (removeHandedOver).
  */
 import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
@@ -65,6 +67,23 @@ export class HeldSegments {
       if (this.named(segment)) continue;
       await fsp.rm(path.join(this.dir, segmentFileName('stored', segment)), { force: true }).catch((error: Error) => this.warn(`[blobs] could not remove spool segment ${segment}: ${error.message}`));
     }
+  }
+
+  /**
+   * Removes the handed-over files of `segments` whatever names them (a delete on a full disk, ahead of the rows, which
+   * then read as gone); one still the spool's stays. Returns how many were removed.
+   */
+  async removeHandedOver(segments: Iterable<number>): Promise<number> {
+    let removed = 0;
+    for (const segment of new Set(segments)) {
+      try {
+        await fsp.unlink(path.join(this.dir, segmentFileName('stored', segment)));
+        removed++;
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    }
+    return removed;
   }
 
   /** At start: removes every handed-over file no row names (a crash between a commit and its removal). Returns how many. */

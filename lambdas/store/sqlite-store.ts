@@ -67,6 +67,7 @@ export function openEmbeddedStores(config: EmbeddedStoreConfig, warn: (message: 
     askOncePerInput: () => engine.askOncePerInput(),
     sweepOrphanFiles: () => files.sweep(() => blobs.namedFiles()) + held.sweep(),
     releaseSpoolSegment: (segment) => held.release([segment]),
+    highestSpoolSegment: async () => Number(engine.read(() => engine.sql('SELECT MAX(segment) AS highest FROM blobs WHERE segment IS NOT NULL').get())?.highest ?? 0),
     releaseObjectFiles: (prefix) => blobs.releaseFiles(prefix),
     async close() {
       // Let writes already queued commit first.

@@ -71,6 +71,15 @@ export async function spoolSegmentStored(ctx: AppContext, segment: number): Prom
   await ctx.stores.releaseSpoolSegment?.(segment);
 }
 
+/**
+ * The embedded form's spool numbers each new segment past this (and past every segment file it finds): the highest
+ * segment a stored object names, so that no object can ever name a new segment's bytes, even one whose segment a
+ * power loss left deleted while its row survived, and whatever the clock does.
+ */
+export async function spoolSegmentFloor(ctx: AppContext): Promise<number> {
+  return (await ctx.stores.highestSpoolSegment?.()) ?? 0;
+}
+
 /** After ingest: the inbound object (first: once it is gone the mail is never ingested again), then its spool. */
 export async function finishInbound(ctx: AppContext, envelope: Envelope): Promise<void> {
   await ctx.stores.blobs.delete(blobKeys.inbound(envelope.mailId));

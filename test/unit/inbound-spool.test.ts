@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { decodeSegment, encodeRecord, InboundSpool } from '../../local/inbound-spool';
+import { decodeSegment, encodeRecord, InboundSpool, OWN_SEGMENT_BYTES, SEGMENT_BYTES } from '../../local/inbound-spool';
 import { segmentFileName } from '../../lambdas/layout/inbound-spool-files';
 import type { Envelope } from '../../lambdas/usecases/inbound';
 
@@ -110,6 +110,30 @@ it('renames segments an older version named with 10 digits, and replays them', a
   expect(replayed.map((r) => [r.envelope.mailId, r.place.segment])).toEqual([['mail-3', 7]]);
   expect(fs.readdirSync(dir)).toEqual([segmentFileName('segment', 7)]);
   expect(await spool.read(replayed[0].place)).toEqual(raw(3));
+});
+
+it('gives a large mail a segment of its own and keeps a segment near its size, so no message keeps much besides itself', async () => {
+  const spool = new InboundSpool(dir, async () => undefined, async () => undefined, log);
+  await spool.open();
+  const big = Buffer.alloc(OWN_SEGMENT_BYTES + 10, 0x41);
+  const [a, b] = await Promise.all([spool.append(envelope(1), raw(1)), spool.append(envelope(2), raw(2))]);
+  const [c, d, e] = await Promise.all([spool.append(envelope(3), big), spool.append(envelope(4), raw(4)), spool.append(envelope(5), big)]);
+  expect(b.segment).toBe(a.segment);
+  expect(new Set([a.segment, c.segment, e.segment]).size).toBe(3);
+  expect([a.segment, c.segment, e.segment]).not.toContain(d.segment);
+  for (const place of [c, e]) expect(fs.statSync(path.join(dir, segmentFileName('segment', place.segment))).size).toBeLessThan(big.length + 1024);
+  // Small mail fills a segment up to SEGMENT_BYTES and no further than one mail past it.
+  const many = await Promise.all(Array.from({ length: 60 }, (_, i) => spool.append(envelope(100 + i), Buffer.alloc(200 * 1024, 0x42))));
+  for (const segment of new Set(many.map((p) => p.segment))) expect(fs.statSync(path.join(dir, segmentFileName('segment', segment))).size).toBeLessThan(SEGMENT_BYTES + 201 * 1024);
+  expect(new Set(many.map((p) => p.segment)).size).toBeGreaterThanOrEqual(3);
+  expect(await spool.read(many[59])).toEqual(Buffer.alloc(200 * 1024, 0x42));
+});
+
+it('numbers new segments past the floor it is opened with (the highest segment a stored object names), whatever the clock says', async () => {
+  const floor = Date.now() + 10 * 365 * 86_400_000;
+  const spool = new InboundSpool(dir, async () => undefined, async () => undefined, log);
+  await spool.open(floor);
+  expect((await spool.append(envelope(1), raw(1))).segment).toBe(floor + 1);
 });
 
 it('encodes a record as header, envelope and raw mail, each length and the CRC in the header', () => {

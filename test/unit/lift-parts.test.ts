@@ -125,6 +125,9 @@ describe('the parse gives what mailparser alone gives', () => {
     // The lifted bodies are out of what mailparser is handed.
     expect(split!.raw.length).toBeLessThan(raw.length - LIFT_MIN_BYTES);
     await expectSameAsMailparser(raw);
+    // Each lifted body comes back with where its base64 lies (the embedded store keeps it there), unless the split
+    // was refused (then mailparser alone parsed the mail, and no attachment names a span).
+    expect([0, split!.bodies.size]).toContain((await parseMail(raw)).attachments.filter((a) => a.base64Span).length);
   });
   it.each(Object.entries(left))('%s (left to mailparser)', async (_name, raw) => expectSameAsMailparser(raw));
   it.each(Object.entries(real))('%s (real client)', async (_name, raw) => expectSameAsMailparser(raw));
@@ -142,6 +145,13 @@ describe('the split', () => {
     // Headers, the text part and the small attachment are handed on as they were.
     expect(split.raw.toString('latin1')).toContain(attachment(bytes(LIFT_MIN_BYTES / 2, 5), { name: 'small' }));
     expect(split.raw.toString('latin1')).toContain(textPart('hello'));
+  });
+
+  it('gives each lifted attachment of a parse the span of its base64 in the mail', async () => {
+    const raw = mail([textPart('hello'), attachment(big, { name: 'a' }), attachment(big2, { name: 'b' })]);
+    const parsed = await parseMail(raw);
+    expect(parsed.attachments.map((a) => Boolean(a.base64Span))).toEqual([true, true]);
+    for (const a of parsed.attachments) expect(Buffer.from(raw.toString('latin1', a.base64Span!.start, a.base64Span!.end), 'base64').equals(a.content)).toBe(true);
   });
 
   it('lifts nothing from mail without such a part', () => {

@@ -13,7 +13,8 @@ import { appConfig } from '../../lambdas/config/app-config';
 import { appContext } from '../../lambdas/app/context';
 import type { Stores } from '../../lambdas/core/ports';
 import { inboundSpoolDir, segmentFileName } from '../../lambdas/layout/inbound-spool-files';
-import { InboundSpool, type SpoolPlace } from '../../local/inbound-spool';
+import { InboundSpool, OWN_SEGMENT_BYTES, type SpoolPlace } from '../../local/inbound-spool';
+import { BLOB_FILES_DIR, FILE_BLOB_MIN_BYTES } from '../../lambdas/store/sqlite-blob-files';
 
 let dataDir: string;
 let stores: Stores;
@@ -78,6 +79,41 @@ it('keeps an attachment as the base64 in the held mail, decoded when read: whole
   await stores.blobs.copy('inboxes/i1/m0/att_1', 'inboxes/i2/m0/att_1');
   expect(await stores.blobs.get('inboxes/i2/m0/att_1')).toEqual(content);
   expect(fs.readFileSync(path.join(dataDir, 'tempmail.db-wal')).includes(content.subarray(0, 64))).toBe(false);
+});
+
+it('writes a held attachment that decodes to 256 KB or more as a file (decoding it at each read would cost a file), a smaller one not', async () => {
+  const large = Buffer.alloc(FILE_BLOB_MIN_BYTES, 0x5a);
+  const mail = Buffer.from(`Subject: big\r\n\r\n${large.toString('base64').replace(/.{76}/g, '$&\r\n')}\r\n`);
+  const place = await spool.append(envelope(0), mail);
+  const start = mail.indexOf('\r\n\r\n') + 4;
+  const span = { segment: place.segment, offset: place.offset + start, length: mail.length - start, encoding: 'base64' as const };
+  await stores.blobs.put('inboxes/i1/m0/att_1', { bytes: large, held: span }, 'application/octet-stream');
+  expect(fs.readdirSync(path.join(dataDir, BLOB_FILES_DIR))).toHaveLength(1);
+  // Its first 40 lines of 76 characters: 2,280 bytes, kept where they lie.
+  await stores.blobs.put('inboxes/i1/m0/att_2', { bytes: large.subarray(0, 2280), held: { ...span, length: 40 * 78 } }, 'application/octet-stream');
+  expect(fs.readdirSync(path.join(dataDir, BLOB_FILES_DIR))).toHaveLength(1);
+  expect(await stores.blobs.get('inboxes/i1/m0/att_1')).toEqual(large);
+  expect(await stores.blobs.get('inboxes/i1/m0/att_2')).toEqual(large.subarray(0, 2280));
+});
+
+it('frees on a full disk the handed-over segments only the objects under a prefix name, never one another inbox shares', async () => {
+  const shared = await Promise.all([0, 1].map((n) => spool.append(envelope(n), raw(n))));
+  await stores.blobs.put('inboxes/i1/m0/raw.eml', held(0, shared[0]), 'message/rfc822');
+  await stores.blobs.put('inboxes/i2/m1/raw.eml', held(1, shared[1]), 'message/rfc822');
+  for (const place of shared) spool.stored(place);
+  await until(() => handedOver.length === 1);
+  const own = await spool.append(envelope(2), Buffer.alloc(OWN_SEGMENT_BYTES, 0x61));
+  await stores.blobs.put('inboxes/i1/m2/raw.eml', { bytes: Buffer.alloc(OWN_SEGMENT_BYTES, 0x61), held: own }, 'message/rfc822');
+  spool.stored(own);
+  await until(() => handedOver.length === 2);
+  expect(await stores.releaseObjectFiles!('inboxes/i1/')).toBe(1);
+  expect(spoolFiles()).toEqual([segmentFileName('stored', shared[0].segment)]);
+  expect(await stores.blobs.get('inboxes/i1/m2/raw.eml')).toBeNull();
+  expect(await stores.blobs.get('inboxes/i1/m0/raw.eml')).toEqual(raw(0));
+  expect(await stores.blobs.get('inboxes/i2/m1/raw.eml')).toEqual(raw(1));
+  expect(await stores.blobs.deletePrefix('inboxes/i1/')).toBe(2);
+  expect(await stores.blobs.deletePrefix('inboxes/i2/')).toBe(1);
+  expect(spoolFiles()).toEqual([]);
 });
 
 it('removes a handed-over segment with the last object naming it, copies included, and never before', async () => {
