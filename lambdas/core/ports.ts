@@ -127,7 +127,7 @@ export interface PresignedResponse {
 }
 
 /** What BlobStore.put takes (bytes, chunks, or bytes the store may hold already): lambdas/core/blob-bodies.ts. */
-export { isChunks, isHeld, type BlobBody, type HeldBody, type HeldPlace } from './blob-bodies';
+export { heldBytes, isChunks, isHeld, type BlobBody, type HeldBody, type HeldPlace } from './blob-bodies';
 import type { BlobBody } from './blob-bodies';
 
 export interface BlobStore {

@@ -10,8 +10,9 @@
  *   of the mail, must be
  *   plain base64 lines (CRLF or LF, padding only at the very end, a whole number of quartets); anything else (spaces,
  *   stray bytes, padding in the middle, a cut quartet) is left to mailparser, which decodes it as before;
- * - such a body is decoded in one pass over its bytes (decodePlain) and replaced by a token: 24 bytes, 18 of them
- *   random per process, as base64;
+ * - such a body is checked (plainSize) and replaced by a token: 24 bytes, 18 of them random per process, as base64;
+ *   it is decoded in one pass over its bytes (decodePlain) only when its content is first read: the embedded store
+ *   keeps it as that base64 in the raw mail (base64Span) and never reads it at ingest;
  * - mailparser parses the mail with the tokens, and every attachment whose content is a token gets the decoded bytes.
  * The split is checked, not trusted: unless every token came back as exactly one attachment's whole content (a
  * delimiter that was no delimiter to mailsplit, a header block mailsplit read otherwise, a part it took for text), the
@@ -32,8 +33,15 @@ let tokenCounter = 0;
 export interface Lifted {
   /** The mail with each lifted body replaced by its token line. */
   raw: Buffer;
-  /** Token (base64 text) → the part's decoded bytes, and where its base64 lies in the original mail. */
-  bodies: Map<string, { content: Buffer; start: number; end: number }>;
+  /** Token (base64 text) → the part: its decoded size, where its base64 lies in the original mail, its decoding. */
+  bodies: Map<string, LiftedBody>;
+}
+
+export interface LiftedBody {
+  size: number;
+  start: number;
+  end: number;
+  decode: () => Buffer;
 }
 
 const DELIMITER = Buffer.from('\n--');
@@ -70,6 +78,33 @@ function isBase64Attachment(head: string): boolean {
   const type = types[0]?.[1].toLowerCase() ?? '';
   // No Content-Type (or an empty one) is text/plain to mailparser.
   return type.includes('/') && !/^(?:text|multipart|message)\//.test(type);
+}
+
+/**
+ * The decoded size of `raw[start, end)` when decodePlain would decode it (the same checks, no output), else undefined.
+ */
+function plainSize(raw: Buffer, start: number, end: number): number | undefined {
+  let size = 0;
+  let at = start;
+  while (at < end) {
+    const nl = raw.indexOf(0x0a, at);
+    const lineEnd = raw[nl - 1] === 0x0d ? nl - 1 : nl;
+    if ((lineEnd - at) % 4 !== 0) return undefined;
+    for (; at < lineEnd; at += 4) {
+      const a = VALUE[raw[at]];
+      const b = VALUE[raw[at + 1]];
+      const c = VALUE[raw[at + 2]];
+      const d = VALUE[raw[at + 3]];
+      if ((a | b | c | d) >= 0) {
+        size += 3;
+        continue;
+      }
+      if (at + 4 !== lineEnd || nl + 1 !== end || a < 0 || b < 0 || d !== -2 || (c < 0 && c !== -2)) return undefined;
+      size += c >= 0 ? 2 : 1;
+    }
+    at = nl + 1;
+  }
+  return size;
 }
 
 /**
@@ -111,7 +146,7 @@ function decodePlain(raw: Buffer, start: number, end: number): Buffer | undefine
 /** The mail with its large plain-base64 attachment bodies lifted out, or undefined when there is none. */
 export function liftParts(raw: Buffer): Lifted | undefined {
   const pieces: Buffer[] = [];
-  const bodies = new Map<string, { content: Buffer; start: number; end: number }>();
+  const bodies = new Map<string, LiftedBody>();
   let copied = 0;
   let at = raw.indexOf(DELIMITER);
   while (at >= 0) {
@@ -126,12 +161,13 @@ export function liftParts(raw: Buffer): Lifted | undefined {
       at = raw.indexOf(DELIMITER, lineEnd);
       continue;
     }
-    const content = decodePlain(raw, bodyStart, next);
-    if (content) {
+    const size = plainSize(raw, bodyStart, next);
+    if (size !== undefined) {
       const token = Buffer.concat([TOKEN_NONCE, Buffer.from([0, 0, 0, 0, 0, 0])]);
       token.writeUIntBE(tokenCounter++ % 2 ** 48, TOKEN_NONCE.length, 6);
       const text = token.toString('base64');
-      bodies.set(text, { content, start: bodyStart, end: next });
+      const [start, end] = [bodyStart, next];
+      bodies.set(text, { size, start, end, decode: () => decodePlain(raw, start, end)! });
       pieces.push(raw.subarray(copied, bodyStart), Buffer.from(`${text}\r\n`, 'latin1'));
       copied = next;
     }
@@ -142,12 +178,26 @@ export function liftParts(raw: Buffer): Lifted | undefined {
   return { raw: Buffer.concat(pieces), bodies };
 }
 
+/** `target` with a `content` decoded by `decode` when first read, then kept. */
+function lazyContent<T extends object>(target: T, decode: () => Buffer): T {
+  let content: Buffer | undefined;
+  return Object.defineProperty(target, 'content', { enumerable: true, configurable: true, get: () => (content ??= decode()) });
+}
+
+/**
+ * An attachment made from `source` (`fields`, and `source`'s content as it is defined: a lifted part's stays undecoded
+ * until read). A spread would read it.
+ */
+export function withContentOf<T extends object>(source: { content: Buffer }, fields: T): T & { content: Buffer } {
+  return Object.defineProperty(fields, 'content', { ...Object.getOwnPropertyDescriptor(source, 'content')!, enumerable: true, configurable: true }) as T & { content: Buffer };
+}
+
 /**
  * The attachments with each token replaced by its decoded body (and where its base64 lies in the original mail), or
  * undefined when the tokens did not come back as exactly one whole attachment each (the split disagreed with
  * mailparser's: parse the original instead).
  */
-export function restoreParts<T extends { content: Buffer }>(attachments: T[], lifted: Lifted): (T & { base64Span?: { start: number; end: number } })[] | undefined {
+export function restoreParts<T extends { content: Buffer }>(attachments: T[], lifted: Lifted): (T & { size?: number; base64Span?: { start: number; end: number } })[] | undefined {
   const seen = new Set<string>();
   let stray = false;
   const restored = attachments.map((a) => {
@@ -156,7 +206,7 @@ export function restoreParts<T extends { content: Buffer }>(attachments: T[], li
     const body = lifted.bodies.get(token);
     if (!body || seen.has(token)) stray = true;
     seen.add(token);
-    return body ? { ...a, content: body.content, base64Span: { start: body.start, end: body.end } } : a;
+    return body ? lazyContent({ ...a, size: body.size, base64Span: { start: body.start, end: body.end } }, body.decode) : a;
   });
   return !stray && seen.size === lifted.bodies.size ? restored : undefined;
 }

@@ -18,9 +18,9 @@ import { htmlToText } from 'html-to-text';
 import iconv from 'iconv-lite';
 import { simpleParser, type ParsedMail as MailparserResult } from 'mailparser';
 import { MESSAGE_CAPS } from '../core/limits';
-import type { InProcessParse, MailParser, ParseOptions } from '../core/ports';
+import type { ParsedAttachment, InProcessParse, MailParser, ParseOptions } from '../core/ports';
 import { wellFormed } from '../core/message';
-import { liftParts, restoreParts } from './lift-parts';
+import { liftParts, restoreParts, withContentOf } from './lift-parts';
 import { charsetOf, decodeHeaderValue, parseAddresses, splitHeaders, type RawHeader } from './mime-headers';
 
 /**
@@ -192,14 +192,16 @@ function fromMailparser(mail: MailparserResult, facts: ReturnType<typeof headerF
     subject: facts.subject,
     text,
     html,
-    attachments: mail.attachments.map((a) => ({
-      filename: a.filename ?? null,
-      content_type: a.contentType || 'application/octet-stream',
-      content_id: a.cid ?? null,
-      content: a.content,
-      size: a.content.length,
-      ...spanOf(a),
-    })),
+    attachments: mail.attachments.map((a) =>
+      withContentOf(a, {
+        filename: a.filename ?? null,
+        content_type: a.contentType || 'application/octet-stream',
+        content_id: a.cid ?? null,
+        // A lifted part's size, without decoding it (lift-parts.ts); mailparser's own parts' length.
+        size: 'base64Span' in a ? (a as { size: number }).size : a.content.length,
+        ...spanOf(a),
+      }),
+    ),
     to: facts.to,
     cc: facts.cc,
     reply_to: facts.reply_to,
@@ -228,7 +230,9 @@ function wellFormedMail(mail: InProcessParse): InProcessParse {
     subject: wellFormed(mail.subject),
     text: wellFormed(mail.text),
     html: wellFormed(mail.html),
-    attachments: mail.attachments.map((a) => ({ ...a, filename: orNull(a.filename), content_type: wellFormed(a.content_type), content_id: orNull(a.content_id) })),
+    attachments: mail.attachments.map((a) =>
+      withContentOf(a, { ...withoutContent(a), filename: orNull(a.filename), content_type: wellFormed(a.content_type), content_id: orNull(a.content_id) }),
+    ),
     to: all(mail.to),
     cc: all(mail.cc),
     reply_to: all(mail.reply_to),
@@ -258,6 +262,11 @@ function minimalForm(raw: Buffer, options: ParseOptions, error: string): InProce
   if (text.includes('\ufffd') && facts.declared) text = iconv.encodingExists(facts.declared) ? iconv.decode(body, facts.declared) : text;
   const { bodyOffset: _b, declared: _d, ...rest } = facts;
   return { ...rest, text, html: '', attachments: [], date: null, parse_error: error, warnings: [error] };
+}
+
+/** An attachment's fields but its content (which a spread would read, decoding a lifted part). */
+function withoutContent(a: ParsedAttachment): Omit<ParsedAttachment, 'content'> {
+  return { filename: a.filename, content_type: a.content_type, content_id: a.content_id, size: a.size, ...(a.base64Span ? { base64Span: a.base64Span } : {}) };
 }
 
 /** Where a lifted attachment's base64 lies in the raw mail (restoreParts marks it), to keep it there. */

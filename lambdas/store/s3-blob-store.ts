@@ -59,7 +59,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async put(key: string, body: BlobBody, contentType: string, metadata?: Record<string, string>): Promise<void> {
-    const bytes = isChunks(body) ? Buffer.concat(body) : isHeld(body) ? body.bytes : body;
+    const bytes = isChunks(body) ? Buffer.concat(body) : isHeld(body) ? body.bytes() : body;
     await this.call(() => this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType, Metadata: metadata })));
   }
 

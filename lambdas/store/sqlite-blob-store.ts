@@ -63,13 +63,13 @@ export class SqliteBlobStore implements BlobStore, SignedDownloads {
     const meta = metadata ? JSON.stringify(metadata) : null;
     const durable = DURABLE_PREFIXES.some((prefix) => key.startsWith(prefix));
     // Held bytes are named where they lie, unless decoding them at each read would be a file's size of work.
-    if (isHeld(body) && !(body.held.encoding && body.bytes.length >= FILE_BLOB_MIN_BYTES)) {
+    if (isHeld(body) && !(body.held.encoding && body.size >= FILE_BLOB_MIN_BYTES)) {
       const { segment, offset, length, encoding } = body.held;
       await this.commit(() => ({ result: undefined, freed: this.replacing(key, () => engine.sql(INSERT_HELD).run(key, EMPTY, contentType, meta, segment, offset, length, encoding ?? null)) }), durable);
       return;
     }
     // Chunks stay chunks (a file takes them one after another): never joined into one large copy on the event loop.
-    const chunks: readonly Uint8Array[] = isChunks(body) ? body : [isHeld(body) ? body.bytes : typeof body === 'string' ? Buffer.from(body) : body];
+    const chunks: readonly Uint8Array[] = isChunks(body) ? body : [isHeld(body) ? body.bytes() : typeof body === 'string' ? Buffer.from(body) : body];
     const size = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
     if (size < FILE_BLOB_MIN_BYTES) {
       const content = chunks.length === 1 ? Buffer.from(chunks[0].buffer, chunks[0].byteOffset, chunks[0].byteLength) : Buffer.concat(chunks);

@@ -9,7 +9,7 @@ import { jsonInSlices } from '../core/json-slices';
 import { BODY_KEPT_CHARS, boundedFileName, boundedHeaders, boundedLinks, keptBody, messageItem, summaryFields } from '../core/message';
 import type { AttachmentRecord, AuthVerdicts, InboxRoute, MessageRecord } from '../core/model';
 import { extractable } from '../core/mail-text';
-import { blobKeys, type HeldBody, type ParsedMail } from '../core/ports';
+import { blobKeys, heldBytes, type HeldBody, type ParsedMail } from '../core/ports';
 import type { AppContext } from './context';
 
 export interface InboundMail {
@@ -29,7 +29,9 @@ export interface InboundMail {
 function heldAttachment(a: ParsedMail['attachments'][number], mail: InboundMail): HeldBody | undefined {
   const { base64Span: span } = a;
   if (!span || !mail.rawHeld) return undefined;
-  return { bytes: a.content, held: { segment: mail.rawHeld.segment, offset: mail.rawHeld.offset + span.start, length: span.end - span.start, encoding: 'base64' } };
+  const held = { segment: mail.rawHeld.segment, offset: mail.rawHeld.offset + span.start, length: span.end - span.start, encoding: 'base64' as const };
+  // Its content is read (decoded: lift-parts.ts) only if the store writes the bytes after all.
+  return { held, size: a.size, bytes: () => a.content };
 }
 
 /** An envelope address is at most 256 octets (RFC 5321 §4.5.3.1.3); anything longer is cut, never refused here. */
@@ -66,7 +68,7 @@ export async function storeBlobs(
   const { blobs } = ctx.stores;
   const raw = blobKeys.raw(inbox.id, messageId);
   // Held in memory (the local spool): kept where the spool holds it, or written once; else copied from the inbound object.
-  const copied = mail.raw ? blobs.put(raw, mail.rawHeld ? { bytes: mail.raw, held: { ...mail.rawHeld, length: mail.raw.length } } : mail.raw, 'message/rfc822') : blobs.copy(rawKey, raw);
+  const copied = mail.raw ? blobs.put(raw, mail.rawHeld ? heldBytes(mail.raw, mail.rawHeld) : mail.raw, 'message/rfc822') : blobs.copy(rawKey, raw);
   copied.catch(() => undefined); // awaited below
   const attachments: AttachmentRecord[] = await Promise.all(
     parsed.attachments.slice(0, MESSAGE_CAPS.attachments).map(async (a, i) => {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { appConfig } from '../../lambdas/config/app-config';
 import { appContext } from '../../lambdas/app/context';
-import type { Stores } from '../../lambdas/core/ports';
+import { heldBytes, type HeldPlace, type Stores } from '../../lambdas/core/ports';
 import { inboundSpoolDir, segmentFileName } from '../../lambdas/layout/inbound-spool-files';
 import { InboundSpool, OWN_SEGMENT_BYTES, type SpoolPlace } from '../../local/inbound-spool';
 import { BLOB_FILES_DIR, FILE_BLOB_MIN_BYTES } from '../../lambdas/store/sqlite-blob-files';
@@ -24,7 +24,9 @@ const open = () => appContext(appConfig({ store: { kind: 'embedded', dataDir, pu
 const spoolFiles = () => fs.readdirSync(inboundSpoolDir(dataDir)).sort();
 const envelope = (n: number) => ({ mailId: `mail-${n}`, recipients: ['a@tempmail.local'], envelopeFrom: 'b@example.com', receivedAt: new Date().toISOString() });
 const raw = (n: number) => Buffer.from(`Subject: held ${n}\r\n\r\n${'body '.repeat(50 + n)}\r\n`);
-const held = (n: number, place: SpoolPlace) => ({ bytes: raw(n), held: place });
+const held = (n: number, place: SpoolPlace) => heldBytes(raw(n), place);
+/** Base64 kept where it lies, `bytes` what it decodes to (read only if the store writes them after all). */
+const held64 = (bytes: Buffer, place: HeldPlace, read: () => void = () => undefined) => ({ held: place, size: bytes.length, bytes: () => (read(), bytes) });
 
 async function until(check: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
@@ -70,8 +72,10 @@ it('keeps an attachment as the base64 in the held mail, decoded when read: whole
   const mail = Buffer.from(`Subject: attached\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n\r\n${lines}\r\n`);
   const place = await spool.append(envelope(0), mail);
   const start = mail.indexOf('\r\n\r\n') + 4;
-  const body = { bytes: content, held: { segment: place.segment, offset: place.offset + start, length: mail.length - start, encoding: 'base64' as const } };
+  let read = 0;
+  const body = held64(content, { segment: place.segment, offset: place.offset + start, length: mail.length - start, encoding: 'base64' }, () => read++);
   await stores.blobs.put('inboxes/i1/m0/att_1', body, 'application/octet-stream');
+  expect(read).toBe(0);
   expect(await stores.blobs.get('inboxes/i1/m0/att_1')).toEqual(content);
   const part = await stores.downloads!.openStream('inboxes/i1/m0/att_1', () => ({ start: 100, end: 4099 }));
   expect(part!.size).toBe(content.length);
@@ -87,10 +91,13 @@ it('writes a held attachment that decodes to 256 KB or more as a file (decoding 
   const place = await spool.append(envelope(0), mail);
   const start = mail.indexOf('\r\n\r\n') + 4;
   const span = { segment: place.segment, offset: place.offset + start, length: mail.length - start, encoding: 'base64' as const };
-  await stores.blobs.put('inboxes/i1/m0/att_1', { bytes: large, held: span }, 'application/octet-stream');
+  await stores.blobs.put('inboxes/i1/m0/att_1', held64(large, span), 'application/octet-stream');
   expect(fs.readdirSync(path.join(dataDir, BLOB_FILES_DIR))).toHaveLength(1);
   // Its first 40 lines of 76 characters: 2,280 bytes, kept where they lie.
-  await stores.blobs.put('inboxes/i1/m0/att_2', { bytes: large.subarray(0, 2280), held: { ...span, length: 40 * 78 } }, 'application/octet-stream');
+  let read = 0;
+  await stores.blobs.put('inboxes/i1/m0/att_2', held64(large.subarray(0, 2280), { ...span, length: 40 * 78 }, () => read++), 'application/octet-stream');
+  // Kept as its base64: its bytes were never asked for (an attachment is not decoded at ingest).
+  expect(read).toBe(0);
   expect(fs.readdirSync(path.join(dataDir, BLOB_FILES_DIR))).toHaveLength(1);
   expect(await stores.blobs.get('inboxes/i1/m0/att_1')).toEqual(large);
   expect(await stores.blobs.get('inboxes/i1/m0/att_2')).toEqual(large.subarray(0, 2280));
@@ -103,7 +110,7 @@ it('frees on a full disk the handed-over segments only the objects under a prefi
   for (const place of shared) spool.stored(place);
   await until(() => handedOver.length === 1);
   const own = await spool.append(envelope(2), Buffer.alloc(OWN_SEGMENT_BYTES, 0x61));
-  await stores.blobs.put('inboxes/i1/m2/raw.eml', { bytes: Buffer.alloc(OWN_SEGMENT_BYTES, 0x61), held: own }, 'message/rfc822');
+  await stores.blobs.put('inboxes/i1/m2/raw.eml', heldBytes(Buffer.alloc(OWN_SEGMENT_BYTES, 0x61), own), 'message/rfc822');
   spool.stored(own);
   await until(() => handedOver.length === 2);
   expect(await stores.releaseObjectFiles!('inboxes/i1/')).toBe(1);
