@@ -33,15 +33,21 @@ export class BurstEnd {
   }
 }
 
-/** V8's full collection (what node's --expose-gc exposes as gc()). */
-function fullCollection(): () => void {
-  v8.setFlagsFromString('--expose-gc');
-  return vm.runInNewContext('gc') as () => void;
+/** V8's full collection (what node's --expose-gc exposes as gc()); undefined where a runtime does not expose it so. */
+function fullCollection(): (() => void) | undefined {
+  try {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as unknown;
+    return typeof gc === 'function' ? (gc as () => void) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Starts the check (an unref'd timer: it keeps no process alive); returns what stops it. */
 export function compactWhenIdle(): () => void {
   const collect = fullCollection();
+  if (!collect) return () => undefined;
   const burst = new BurstEnd();
   let last = process.cpuUsage();
   let lastAt = process.hrtime.bigint();

@@ -230,7 +230,9 @@ export class InboundSpool {
         if (alone || segment.size >= SEGMENT_BYTES) this.seal(segment);
       } catch (error) {
         // Its tail may hold part of this group: nothing more goes after it, so replay never stops before good records.
-        if (segment) this.seal(segment);
+        // With all its earlier mail stored it is handed over at once (else no stored() call would ever do it, and
+        // the next start would replay mail stored, and maybe deleted, since); this group's mail got no 250.
+        if (segment) this.close(segment);
         // No segment to write to: every append waiting fails (its sender gets a 451 and sends it again).
         if (group.length === 0) group = this.queue.splice(0);
         for (const a of group) a.reject(error);

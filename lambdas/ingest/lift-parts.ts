@@ -112,8 +112,9 @@ function plainSize(raw: Buffer, start: number, end: number): number | undefined 
  * quartet; else undefined. Decoded here in one pass over the bytes (a string of the body for Buffer.from(…, 'base64')
  * cost more than the decoding); it gives what libbase64 gives for such a body.
  */
-function decodePlain(raw: Buffer, start: number, end: number): Buffer | undefined {
-  const out = Buffer.allocUnsafe(Math.ceil(((end - start) * 3) / 4));
+function decodePlain(raw: Buffer, start: number, end: number, size = Math.ceil(((end - start) * 3) / 4)): Buffer | undefined {
+  // Its own memory (not a slice of a pooled or larger one): the parse thread hands it over without a copy.
+  const out = Buffer.allocUnsafeSlow(size);
   let o = 0;
   let at = start;
   while (at < end) {
@@ -167,7 +168,7 @@ export function liftParts(raw: Buffer): Lifted | undefined {
       token.writeUIntBE(tokenCounter++ % 2 ** 48, TOKEN_NONCE.length, 6);
       const text = token.toString('base64');
       const [start, end] = [bodyStart, next];
-      bodies.set(text, { size, start, end, decode: () => decodePlain(raw, start, end)! });
+      bodies.set(text, { size, start, end, decode: () => decodePlain(raw, start, end, size)! });
       pieces.push(raw.subarray(copied, bodyStart), Buffer.from(`${text}\r\n`, 'latin1'));
       copied = next;
     }

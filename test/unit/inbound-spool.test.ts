@@ -129,6 +129,21 @@ it('gives a large mail a segment of its own and keeps a segment near its size, s
   expect(await spool.read(many[59])).toEqual(Buffer.alloc(200 * 1024, 0x42));
 });
 
+it('hands over at once a segment whose write failed when all its earlier mail was stored (else the next start replays it)', async () => {
+  const handedOver: number[] = [];
+  const spool = new InboundSpool(dir, async () => undefined, async (n) => void handedOver.push(n), log);
+  await spool.open();
+  const first = await spool.append(envelope(1), raw(1));
+  spool.stored(first);
+  // The next group's write fails (a disk error; here the segment's descriptor is closed under it).
+  fs.closeSync((spool as unknown as { active: { fd: number } }).active.fd);
+  await expect(spool.append(envelope(2), raw(2))).rejects.toThrow();
+  for (let i = 0; i < 100 && handedOver.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  expect(handedOver).toEqual([first.segment]);
+  expect(segments(dir)).toEqual([]);
+  expect(await new InboundSpool(dir, async () => undefined, async () => undefined, log).open()).toEqual([]);
+});
+
 it('numbers new segments past the floor it is opened with (the highest segment a stored object names), whatever the clock says', async () => {
   const floor = Date.now() + 10 * 365 * 86_400_000;
   const spool = new InboundSpool(dir, async () => undefined, async () => undefined, log);

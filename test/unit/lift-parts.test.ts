@@ -148,6 +148,29 @@ describe('the split', () => {
     expect(split.raw.toString('latin1')).toContain(textPart('hello'));
   });
 
+  it('lifts only bodies it can decode, to the size it checked, as Node decodes their span (3,000 damaged bodies)', () => {
+    let x = 35;
+    const next = () => ((x = (x * 1103515245 + 12345) % 2 ** 31), x / 2 ** 31);
+    const inserts = ['=', '==', '\n', '\r\n', '\r', 'A', 'AAAA', '\n\n', '=\n', '\r\r\n', '\n=', '\x00', '\xff'];
+    let liftedBodies = 0;
+    for (let i = 0; i < 3000; i++) {
+      const body = bytes(LIFT_MIN_BYTES + Math.floor(next() * 2000), i);
+      let b64 = body.toString('base64').replace(/.{1,76}/g, (m) => `${m}${next() < 0.5 ? '\r\n' : '\n'}`);
+      for (let e = Math.floor(next() * 3); e > 0; e--) {
+        const at = Math.floor(next() * b64.length);
+        b64 = b64.slice(0, at) + inserts[Math.floor(next() * inserts.length)] + b64.slice(at + (next() < 0.3 ? 1 : 0));
+      }
+      const raw = Buffer.from(`Content-Type: multipart/mixed; boundary=BB\r\n\r\n--BB\r\nContent-Type: application/pdf\r\nContent-Transfer-Encoding: base64\r\n\r\n${b64}--BB--\r\n`, 'latin1');
+      for (const b of liftParts(raw)?.bodies.values() ?? []) {
+        liftedBodies++;
+        const decoded = b.decode();
+        expect(decoded.length).toBe(b.size);
+        expect(decoded.equals(Buffer.from(raw.toString('latin1', b.start, b.end), 'base64'))).toBe(true);
+      }
+    }
+    expect(liftedBodies).toBeGreaterThan(500);
+  });
+
   it('gives each lifted attachment of a parse the span of its base64 in the mail', async () => {
     const raw = mail([textPart('hello'), attachment(big, { name: 'a' }), attachment(big2, { name: 'b' })]);
     const parsed = await parseMail(raw);
