@@ -149,6 +149,17 @@ function readBody(req: http.IncomingMessage, budget: BodyBudget): Promise<BodyRe
   });
 }
 
+/** The rest of a body answered early, discarded; `wait`: the socket is ended once it is in (past 8 MB: destroyed), not
+ * destroyed once the answer is out as Node does to `Connection: close` (destroySoon), which cut uploads (EPIPE). */
+function drainThenClose(req: http.IncomingMessage, headers: Record<string, string>, wait: boolean): void {
+  headers.Connection = 'close';
+  req.resume();
+  if (!wait) return;
+  let drained = 0;
+  req.socket.destroySoon = () => undefined;
+  req.on('end', () => req.socket.end()).on('data', (chunk: Buffer) => (drained += chunk.length) > 8 * 1024 * 1024 && req.socket.destroy());
+}
+
 /** An error-format answer written straight to the socket (requests that never reach the request handler), then closed. */
 function refuse(socket: Duplex, status: number, message: string): void {
   const { headers, body } = errorReply(new ApiError(status, message), randomUUID());
@@ -174,12 +185,9 @@ export class LocalGateway {
           const headers = reply.own ? { ...corsHeaders(this.options.ctx.settings.corsOrigin), ...reply.headers } : reply.headers;
           if (reply.stream) return sendStream(req, res, reply.status, headers, reply.stream);
           const body = await compressed(req, reply.body, headers);
-          // Answered before its body was read (refused, or no body wanted): the connection closes rather than
-          // waiting for the rest, and what still arrives meanwhile is discarded unread.
-          if (!req.complete) {
-            headers.Connection = 'close';
-            req.resume();
-          }
+          // Answered before its body was read: the connection closes, at once if the client awaits a 100 Continue
+          // or the body stalled (408); else once the rest is read and discarded (an uploader got EPIPE, not the 413).
+          if (!req.complete) drainThenClose(req, headers, !req.headers.expect && reply.status !== 408);
           res.writeHead(reply.status, { ...headers, 'Content-Length': String(body.length) });
           res.end(body);
         })

@@ -117,3 +117,31 @@ it('Expect: 100-continue: a body declared past the limit is refused before it is
   expect(await ask(2 * 1024 * 1024, '')).toEqual({ first: 'HTTP/1.1 413', status: 413 });
   expect(await ask(2, '{}')).toEqual({ first: 'HTTP/1.1 100', status: 201 });
 });
+
+it('lets a client that uploads a body past the limit without waiting read its 413, not a reset connection', async () => {
+  // fetch sends a whole body without Expect: 100-continue; closing at the 413 cut its upload (EPIPE: "fetch failed").
+  const length = 1_100_000;
+  const outcome = await new Promise<{ answer: string; error?: string; endedAfterBody?: boolean }>((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port: port() });
+    let answer = '';
+    let bodySent = false;
+    let endedAfterBody: boolean | undefined;
+    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+    socket.on('end', () => (endedAfterBody = bodySent));
+    socket.on('error', (error) => resolve({ answer, error: (error as NodeJS.ErrnoException).code, endedAfterBody }));
+    socket.on('close', () => resolve({ answer, endedAfterBody }));
+    socket.write(`POST /v1/inboxes HTTP/1.1\r\nHost: local\r\nX-API-Key: ${stack.keys.enterprise}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`);
+    socket.write(Buffer.alloc(64 * 1024, 0x20));
+    // Once the 413 is in, the rest of the body, as a client that does not read while it writes sends it.
+    const sendRest = setInterval(() => {
+      if (!answer.includes('\r\n\r\n')) return;
+      clearInterval(sendRest);
+      socket.write(Buffer.alloc(length - 64 * 1024, 0x20), () => (bodySent = true));
+    }, 20);
+  });
+  expect(outcome.error).toBeUndefined();
+  expect(outcome.answer).toMatch(/^HTTP\/1\.1 413 [\s\S]*"code":413/);
+  // The server ends the connection once the whole body is in, not under the upload (nor keeps it for another request).
+  expect(outcome.endedAfterBody).toBe(true);
+  expect((await fetch(`${stack.apiUrl}/v1/domains`, { headers: { 'X-API-Key': stack.keys.enterprise } })).status).toBe(200);
+});
