@@ -10,7 +10,7 @@
  *   of the mail, must be
  *   plain base64 lines (CRLF or LF, padding only at the very end, a whole number of quartets); anything else (spaces,
  *   stray bytes, padding in the middle, a cut quartet) is left to mailparser, which decodes it as before;
- * - such a body is checked (plainSize) and replaced by a token: 24 bytes, 18 of them random per process, as base64;
+ * - such a body is checked (plainBase64) and replaced by a token: 24 bytes, 18 of them random per process, as base64;
  *   it is decoded in one pass over its bytes (decodePlain) only when its content is first read: the embedded store
  *   keeps it as that base64 in the raw mail (base64Span) and never reads it at ingest;
  * - mailparser parses the mail with the tokens, and every attachment whose content is a token gets the decoded bytes.
@@ -81,40 +81,12 @@ function isBase64Attachment(head: string): boolean {
 }
 
 /**
- * The decoded size of `raw[start, end)` when decodePlain would decode it (the same checks, no output), else undefined.
+ * Whether `raw[start, end)` is lines of whole base64 quartets ended by LF or CRLF, padded only in its last quartet:
+ * its decoded size if so, else undefined. With `out` (of that size) it also decodes it there, in one pass over the
+ * bytes (a string of the body for Buffer.from(…, 'base64') cost more than the decoding); it gives what libbase64
+ * gives for such a body. Called once without `out` to check, and again with it when the content is first read.
  */
-function plainSize(raw: Buffer, start: number, end: number): number | undefined {
-  let size = 0;
-  let at = start;
-  while (at < end) {
-    const nl = raw.indexOf(0x0a, at);
-    const lineEnd = raw[nl - 1] === 0x0d ? nl - 1 : nl;
-    if ((lineEnd - at) % 4 !== 0) return undefined;
-    for (; at < lineEnd; at += 4) {
-      const a = VALUE[raw[at]];
-      const b = VALUE[raw[at + 1]];
-      const c = VALUE[raw[at + 2]];
-      const d = VALUE[raw[at + 3]];
-      if ((a | b | c | d) >= 0) {
-        size += 3;
-        continue;
-      }
-      if (at + 4 !== lineEnd || nl + 1 !== end || a < 0 || b < 0 || d !== -2 || (c < 0 && c !== -2)) return undefined;
-      size += c >= 0 ? 2 : 1;
-    }
-    at = nl + 1;
-  }
-  return size;
-}
-
-/**
- * `raw[start, end)` decoded, when it is lines of whole base64 quartets ended by LF or CRLF, padded only in its last
- * quartet; else undefined. Decoded here in one pass over the bytes (a string of the body for Buffer.from(…, 'base64')
- * cost more than the decoding); it gives what libbase64 gives for such a body.
- */
-function decodePlain(raw: Buffer, start: number, end: number, size = Math.ceil(((end - start) * 3) / 4)): Buffer | undefined {
-  // Its own memory (not a slice of a pooled or larger one): the parse thread hands it over without a copy.
-  const out = Buffer.allocUnsafeSlow(size);
+function plainBase64(raw: Buffer, start: number, end: number, out?: Buffer): number | undefined {
   let o = 0;
   let at = start;
   while (at < end) {
@@ -127,21 +99,34 @@ function decodePlain(raw: Buffer, start: number, end: number, size = Math.ceil((
       const c = VALUE[raw[at + 2]];
       const d = VALUE[raw[at + 3]];
       if ((a | b | c | d) >= 0) {
-        const x = (a << 18) | (b << 12) | (c << 6) | d;
-        out[o] = x >> 16;
-        out[o + 1] = (x >> 8) & 0xff;
-        out[o + 2] = x & 0xff;
+        if (out) {
+          const x = (a << 18) | (b << 12) | (c << 6) | d;
+          out[o] = x >> 16;
+          out[o + 1] = (x >> 8) & 0xff;
+          out[o + 2] = x & 0xff;
+        }
         o += 3;
         continue;
       }
       // Padding is allowed only in the body's very last quartet: "xy==" or "xyz=".
       if (at + 4 !== lineEnd || nl + 1 !== end || a < 0 || b < 0 || d !== -2 || (c < 0 && c !== -2)) return undefined;
-      out[o++] = ((a << 2) | (b >> 4)) & 0xff;
-      if (c >= 0) out[o++] = ((b << 4) | (c >> 2)) & 0xff;
+      if (out) out[o] = ((a << 2) | (b >> 4)) & 0xff;
+      o++;
+      if (c >= 0) {
+        if (out) out[o] = ((b << 4) | (c >> 2)) & 0xff;
+        o++;
+      }
     }
     at = nl + 1;
   }
-  return out.subarray(0, o);
+  return o;
+}
+
+/** A checked body of `size` bytes decoded into memory of its own (the parse thread hands it over without a copy). */
+function decodePlain(raw: Buffer, start: number, end: number, size: number): Buffer {
+  const out = Buffer.allocUnsafeSlow(size);
+  plainBase64(raw, start, end, out);
+  return out;
 }
 
 /** The mail with its large plain-base64 attachment bodies lifted out, or undefined when there is none. */
@@ -162,13 +147,13 @@ export function liftParts(raw: Buffer): Lifted | undefined {
       at = raw.indexOf(DELIMITER, lineEnd);
       continue;
     }
-    const size = plainSize(raw, bodyStart, next);
+    const size = plainBase64(raw, bodyStart, next);
     if (size !== undefined) {
       const token = Buffer.concat([TOKEN_NONCE, Buffer.from([0, 0, 0, 0, 0, 0])]);
       token.writeUIntBE(tokenCounter++ % 2 ** 48, TOKEN_NONCE.length, 6);
       const text = token.toString('base64');
       const [start, end] = [bodyStart, next];
-      bodies.set(text, { size, start, end, decode: () => decodePlain(raw, start, end, size)! });
+      bodies.set(text, { size, start, end, decode: () => decodePlain(raw, start, end, size) });
       pieces.push(raw.subarray(copied, bodyStart), Buffer.from(`${text}\r\n`, 'latin1'));
       copied = next;
     }
