@@ -14,11 +14,12 @@
  * Free space counts what the filesystem has for this user, plus what the store will reuse before it grows (SQLite's
  * free pages: deleted mail does not shrink its file).
  *
- * The filesystem is asked (statfs) at every check that can lead to a 250 or an API write (`claim`, `refusesWrite`)
- * and every second. An RCPT's check (`roomForRecipient`, an early refusal only: the mail's own claim at the end of
- * DATA decides its 250) reuses the last answer if it is under a second old, less what was promised then and every
- * byte claimed since (also by mail whose ingest has ended: what it wrote is not in that answer), and asks again
- * before it refuses.
+ * The filesystem is asked (statfs) before an API write (`refusesWrite`) and every second. The checks of mail reuse
+ * its last answer while it is young, less what was promised then and every byte claimed since (also by mail whose
+ * ingest has ended: what it wrote is not in that answer), and ask again before they refuse, so that nothing is
+ * refused on an old answer: an RCPT's (`roomForRecipient`, an early refusal only) for a second, the claim at the end
+ * of DATA that a 250 rests on for CLAIM_REUSE_MS. What other programs write in that time comes out of the headroom
+ * (TEMPMAIL_MIN_FREE_MB); a statfs per mail was 2% of ingest's CPU.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,8 +33,9 @@ export const RESERVE_FILE = 'free-space.reserve';
  */
 export const INGEST_SPACE_FACTOR = 4;
 const CHECK_INTERVAL_MS = 1_000;
-/** How old the filesystem's last answer may be for an RCPT's check. */
+/** How old the filesystem's last answer may be for an RCPT's check, and for a mail's claim. */
 const REUSE_MS = 1_000;
+const CLAIM_REUSE_MS = 100;
 
 export class FreeSpace {
   private readonly reserveFile: string;
@@ -44,7 +46,7 @@ export class FreeSpace {
   private full = false;
   /** Bytes claimed since start, released or not; and the filesystem's last answer, with when, and both totals then. */
   private claimedEver = 0;
-  private last?: { free: number; atMs: number; promised: number; claimedEver: number };
+  private last?: { free: number; reclaimable: number; atMs: number; promised: number; claimedEver: number };
 
   constructor(
     private readonly dataDir: string,
@@ -56,29 +58,35 @@ export class FreeSpace {
     this.reserveFile = path.join(dataDir, RESERVE_FILE);
   }
 
-  /** Bytes the filesystem has for us now (the reserve not counted). */
-  private filesystemFree(): number {
+  /** The filesystem's answer now: the bytes it has for us (the reserve not counted), with the store's free pages. */
+  private ask(): NonNullable<FreeSpace['last']> {
     const stats = fs.statfsSync(this.dataDir);
-    const free = stats.bavail * stats.bsize;
-    this.last = { free, atMs: Date.now(), promised: this.promised, claimedEver: this.claimedEver };
-    return free;
+    this.last = { free: stats.bavail * stats.bsize, reclaimable: this.reclaimable(), atMs: Date.now(), promised: this.promised, claimedEver: this.claimedEver };
+    return this.last;
   }
 
   /**
-   * An RCPT's check: as `roomFor()`, on the filesystem's last answer while it is under REUSE_MS old. What ingest
-   * writes since is at most what was promised then and what has been claimed since, released or not, so both are
-   * taken off; asked again whenever that would refuse, so that it never refuses on an old answer.
+   * Whether `bytes` more leave the headroom intact, on the filesystem's last answer while it is under `reuseMs` old.
+   * What ingest writes since is at most what was promised then and what has been claimed since, released or not, so
+   * both are taken off (and the store's free pages are those of that answer: deletes since only add room); asked
+   * again whenever that would refuse, so that it never refuses on an old answer.
    */
-  roomForRecipient(): boolean {
+  private roomOnLastAnswer(bytes: number, reuseMs: number): boolean {
     const { last } = this;
-    if (this.full || !last || Date.now() - last.atMs >= REUSE_MS) return this.roomFor();
-    const estimate = last.free + this.reclaimable() - last.promised - (this.claimedEver - last.claimedEver);
-    return estimate >= this.minFreeBytes || this.roomFor();
+    if (this.full || !last || Date.now() - last.atMs >= reuseMs) return this.roomFor(bytes);
+    const estimate = last.free + last.reclaimable - last.promised - (this.claimedEver - last.claimedEver);
+    return estimate - bytes >= this.minFreeBytes || this.roomFor(bytes);
+  }
+
+  /** An RCPT's check: room for a mail at all (its claim at the end of DATA decides its 250). */
+  roomForRecipient(): boolean {
+    return this.roomOnLastAnswer(0, REUSE_MS);
   }
 
   /** Free space as the headroom counts it: the filesystem's, what the store reuses, less what accepted mail may take. */
   available(): number {
-    return this.filesystemFree() + this.reclaimable() - this.promised;
+    const { free, reclaimable } = this.ask();
+    return free + reclaimable - this.promised;
   }
 
   /** Whether `bytes` more leave the headroom intact. */
@@ -91,7 +99,7 @@ export class FreeSpace {
    * then gets 452, never a 250 that cannot be stored.
    */
   claim(bytes: number): { release(): void } | null {
-    if (!this.roomFor(bytes)) return null;
+    if (!this.roomOnLastAnswer(bytes, CLAIM_REUSE_MS)) return null;
     this.promised += bytes;
     this.claimedEver += bytes;
     let released = false;
@@ -109,7 +117,7 @@ export class FreeSpace {
    * the store opens), before each DELETE and every second.
    */
   keepReserve(): void {
-    const free = this.filesystemFree();
+    const { free } = this.ask();
     const held = fs.existsSync(this.reserveFile);
     if (free < RESERVE_BYTES) {
       this.full = true;

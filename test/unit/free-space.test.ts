@@ -1,7 +1,7 @@
 /**
- * The free-space headroom's RCPT check (local/free-space.ts roomForRecipient): it reuses the filesystem's last answer
- * for under a second, less every byte claimed since, and asks again before it refuses; a claim (what a 250 rests on)
- * always asks.
+ * The free-space headroom's checks of mail (local/free-space.ts): an RCPT's reuses the filesystem's last answer for
+ * under a second, a claim (what a 250 rests on) for under 100 ms, both less every byte claimed since, and both ask
+ * again before they refuse.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,17 +26,41 @@ afterEach(() => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-it("answers RCPTs from the filesystem's last answer for under a second; a claim always asks", () => {
+it("answers RCPTs from the filesystem's last answer for under a second, claims for under 100 ms", () => {
   const space = new FreeSpace(dataDir, 10 * MB);
   expect(space.roomForRecipient()).toBe(true);
   expect(statfs).toHaveBeenCalledTimes(1);
   for (let i = 0; i < 5; i++) expect(space.roomForRecipient()).toBe(true);
-  expect(statfs).toHaveBeenCalledTimes(1);
   expect(space.claim(MB)).not.toBeNull();
+  expect(statfs).toHaveBeenCalledTimes(1);
+  nowMs += 100;
+  expect(space.claim(MB)).not.toBeNull(); // 100 ms old: a claim asks
+  expect(statfs).toHaveBeenCalledTimes(2);
+  expect(space.roomForRecipient()).toBe(true);
   expect(statfs).toHaveBeenCalledTimes(2);
   nowMs += 1_000;
   expect(space.roomForRecipient()).toBe(true);
   expect(statfs).toHaveBeenCalledTimes(3);
+});
+
+it("reads the store's free pages with the filesystem, and asks both again before it refuses a claim", () => {
+  let reclaimable = 20 * MB;
+  const reads = jest.fn(() => reclaimable);
+  const space = new FreeSpace(dataDir, 10 * MB, reads);
+  const asked = () => [statfs.mock.calls.length, reads.mock.calls.length];
+  freeBytes = 5 * MB;
+  expect(space.claim(5 * MB)).not.toBeNull(); // asks: 5 + 20 free pages, less 5, leaves the 10 MB headroom
+  expect(space.claim(5 * MB)).not.toBeNull(); // on that answer: 25 less the 5 claimed since, less 5
+  expect(asked()).toEqual([1, 1]);
+  reclaimable = 30 * MB; // deletes freed pages; on the old answer the next claim would be refused, so it asks
+  expect(space.claim(6 * MB)).not.toBeNull(); // 5 + 30 - 10 promised - 6 = 19
+  expect(asked()).toEqual([2, 2]);
+  reclaimable = 0;
+  expect(space.claim(MB)).not.toBeNull(); // on that answer: 35 - 10 promised then - 6 claimed since - 1
+  expect(asked()).toEqual([2, 2]);
+  nowMs += 100;
+  expect(space.claim(MB)).toBeNull(); // asks: 5 + 0 - 17 promised
+  expect(asked()).toEqual([3, 3]);
 });
 
 it('takes off what was promised at the last answer and every byte claimed since, and asks again before it refuses', () => {
@@ -46,7 +70,8 @@ it('takes off what was promised at the last answer and every byte claimed since,
   // 100 MB then, less the 50 MB claimed since: room, and nothing asked.
   expect(space.roomForRecipient()).toBe(true);
   expect(statfs).toHaveBeenCalledTimes(1);
-  const held = space.claim(30 * MB)!; // asks: 50 MB, room for 30 MB above the headroom
+  nowMs += 100;
+  const held = space.claim(30 * MB)!; // asks (the answer is 100 ms old): 50 MB, room for 30 MB above the headroom
   expect(statfs).toHaveBeenCalledTimes(2);
   expect(space.roomForRecipient()).toBe(true); // 50 less the 30 claimed since
   expect(statfs).toHaveBeenCalledTimes(2);
