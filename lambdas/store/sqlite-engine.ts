@@ -12,9 +12,11 @@
  * Writes that arrive together are committed together (group commit): one transaction and one fsync per batch, not
  * one per write; a write that throws undoes only itself (see `flush`).
  * Caches (the stores keep what every mail reads in memory, written through at commit) answer from memory only when
- * no other connection has committed since SQLite's data_version was last asked. It is asked before every cached
+ * no other connection has committed since SQLite's data_version was last asked. That is checked before every cached
  * answer, or, once the local stack calls `askOncePerInput`, at the first cached answer after each input it marks:
- * a commit that completed before a client sent its request is seen by that request (`askOncePerInput`).
+ * a commit that completed before a client sent its request is seen by that request (`askOncePerInput`). A check
+ * reads the WAL index's header first (48 bytes of the -shm file, rewritten by every commit of any connection) and
+ * asks data_version only when the header has changed since it was last asked.
  */
 import fs from 'node:fs';
 import { DependencyUnavailable } from '../core/errors';
@@ -43,8 +45,18 @@ export function guarded<T>(call: () => T): T {
   }
 }
 
-/** How long the first write of a group waits for others before the group commits. */
+/** The first copy of the WAL index header (SQLite's WalIndexHdr), at the start of the -shm file. */
+const WAL_INDEX_HEADER_BYTES = 48;
+
+/**
+ * How long the first write of a group waits for others before the group commits: a millisecond after a quiet spell
+ * (a lone API write or mail is committed at once), BUSY_GROUP_COMMIT_MS while writes keep coming (the last group
+ * committed less than that long ago). A commit's cost is mostly per commit, not per write (BEGIN and COMMIT, and
+ * the log pages it writes, which the writes of one inbox share): at 1,300 mails/s, groups gathered over 4 ms cost
+ * 650-695 µs of CPU per 2 KB mail against 780-815 µs for groups gathered over 1 ms, and write 25% fewer bytes.
+ */
 const GROUP_COMMIT_MS = 1;
+const BUSY_GROUP_COMMIT_MS = 4;
 
 interface PendingWrite {
   run: () => unknown;
@@ -60,9 +72,15 @@ export class Engine {
   readonly db: Database;
   private queue: PendingWrite[] = [];
   private scheduled = false;
+  private lastFlushAt = -Infinity;
   private readonly statements = new Map<string, Statement>();
   private readonly walFile: string;
+  private readonly walIndexFile: string;
   private walFd?: number;
+  /** The WAL index (the -shm file) once opened, null where it cannot be read; its header now and at the last ask. */
+  private walIndexFd?: number | null;
+  private readonly walIndexNow = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
+  private readonly walIndexAsked = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
   /** Durable writes committed, waiting for the next fsync of the WAL; and whether one is running. */
   private unsynced: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   private syncing = false;
@@ -80,6 +98,7 @@ export class Engine {
     // Commits are ordered and survive a crash of this process; power-loss durability is the explicit fsync below.
     this.db.pragma('synchronous = NORMAL');
     this.walFile = `${file}-wal`;
+    this.walIndexFile = `${file}-shm`;
     // The keys CLI may write while the stack runs: wait for its lock rather than fail.
     this.db.pragma('busy_timeout = 5000');
   }
@@ -131,10 +150,39 @@ export class Engine {
 
   checkExternalChange(): void {
     if (this.askEachInput && !this.inputSinceAsk) return;
-    const version = Number((this.sql('PRAGMA data_version').get() as { data_version: number }).data_version);
     this.inputSinceAsk = false;
+    if (this.noCommitSinceAsked()) return;
+    const version = Number((this.sql('PRAGMA data_version').get() as { data_version: number }).data_version);
     if (this.dataVersion !== undefined && version !== this.dataVersion) for (const clear of this.externalListeners) clear();
     this.dataVersion = version;
+  }
+
+  /**
+   * Whether no connection (this one included) has committed since data_version was last asked: the WAL index header
+   * is byte for byte what it was then (every commit increments its change counter). One pread where data_version is
+   * a read transaction of its own (its locks on the -shm file: about 15 µs, twice per mail). The header read before
+   * the ask is the one kept, so a commit between the two is seen at the next check. False (ask) where the file
+   * cannot be read.
+   */
+  private noCommitSinceAsked(): boolean {
+    if (this.walIndexFd === undefined) {
+      try {
+        this.walIndexFd = fs.openSync(this.walIndexFile, 'r');
+      } catch {
+        this.walIndexFd = null;
+      }
+    }
+    if (this.walIndexFd === null) return false;
+    let read = 0;
+    try {
+      read = fs.readSync(this.walIndexFd, this.walIndexNow, 0, WAL_INDEX_HEADER_BYTES, 0);
+    } catch {
+      // Unreadable now: data_version answers.
+    }
+    if (this.dataVersion !== undefined && read === WAL_INDEX_HEADER_BYTES && this.walIndexNow.equals(this.walIndexAsked)) return true;
+    this.walIndexNow.copy(this.walIndexAsked);
+    if (read !== WAL_INDEX_HEADER_BYTES) this.walIndexAsked.fill(0);
+    return false;
   }
 
   /**
@@ -146,10 +194,10 @@ export class Engine {
       this.queue.push({ run: work, durable, committed: committed as ((value: unknown) => void) | undefined, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        // A millisecond's wait gathers the writes of mails parsed meanwhile into the same commit: a commit writes
-        // every page it touched into the log (4 KB each, then again at checkpoint), so one commit per mail wrote
-        // 40-50 KB per 2 KB mail.
-        setTimeout(() => this.flush(), GROUP_COMMIT_MS);
+        // The wait gathers the writes of mails parsed meanwhile into the same commit: a commit writes every page it
+        // touched into the log (4 KB each, then again at checkpoint), so one commit per mail wrote 40-50 KB per 2 KB mail.
+        const busy = performance.now() - this.lastFlushAt < BUSY_GROUP_COMMIT_MS;
+        setTimeout(() => this.flush(), busy ? BUSY_GROUP_COMMIT_MS : GROUP_COMMIT_MS);
       }
     });
   }
@@ -162,6 +210,7 @@ export class Engine {
    */
   private flush(): void {
     this.scheduled = false;
+    this.lastFlushAt = performance.now();
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 1 || !this.commitTogether(batch)) for (const w of batch) this.commitTogether([w]);
@@ -236,6 +285,7 @@ export class Engine {
 
   close(): void {
     if (this.walFd !== undefined) fs.closeSync(this.walFd);
+    if (typeof this.walIndexFd === 'number') fs.closeSync(this.walIndexFd);
     this.db.close();
   }
 }

@@ -136,6 +136,41 @@ it('asks SQLite for other connections\' commits once per input after askOncePerI
   }
 });
 
+it("asks data_version only when the WAL index header shows a commit since the last ask, by any connection", async () => {
+  const stack = open();
+  const other = open();
+  const asks = jest.spyOn(Engine.prototype, 'sql');
+  const dataVersionAsks = () => asks.mock.calls.filter(([text]) => text === 'PRAGMA data_version').length;
+  try {
+    const inbox = inboxRecord();
+    const inputArrived = stack.stores.askOncePerInput!();
+    const route = async () => {
+      inputArrived();
+      return (await stack.stores.inboxes.inboxForAddress(inbox.email))?.id ?? null;
+    };
+    expect(await route()).toBeNull();
+    const before = dataVersionAsks();
+    // Inputs with no commit anywhere since: the header alone answers.
+    for (let i = 0; i < 5; i++) expect(await route()).toBeNull();
+    expect(dataVersionAsks()).toBe(before);
+    // Another connection's commit changes the header: asked, and seen.
+    expect(await other.stores.inboxes.createInbox(inbox, epochSeconds(Date.now()))).toBe(true);
+    expect(await route()).toBe(inbox.id);
+    expect(dataVersionAsks()).toBe(before + 1);
+    // Its own commit changes the header too: asked once (it is no other's), then the header answers again.
+    expect(await stack.stores.inboxes.putMessage(message(inbox, 0), inbox, { nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 100 })).toBe('stored');
+    for (let i = 0; i < 3; i++) expect(await route()).toBe(inbox.id);
+    expect(dataVersionAsks()).toBe(before + 2);
+    // A delete by the other connection is seen at the next input.
+    await other.stores.inboxes.deleteInbox(inbox);
+    expect(await route()).toBeNull();
+  } finally {
+    asks.mockRestore();
+    await stack.stores.close();
+    await other.stores.close();
+  }
+});
+
 it("answers an account's stored bytes from memory: added to at a stored message's commit, read again after bytes are taken off or another connection commits", async () => {
   const stack = open();
   const other = open();
