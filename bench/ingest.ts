@@ -220,7 +220,7 @@ function mailCount(name: string, fallback: number): number {
   return Number(value);
 }
 
-/** RSS is read again this long after a printed load: the stack collects its heap after 5 quiet seconds (local/idle-compaction.ts). */
+/** RSS is read again this long after a printed load: the stack collects its heap after 5 quiet seconds (local/heap-budget.ts). */
 const SETTLE_MS = 7_000;
 
 /**

@@ -10,9 +10,10 @@ import { configFromEnv, devKeyFile, isWildcardHost, reachableHost } from './conf
 import { startLocalStack } from './stack';
 import { stopOnSignals } from './foreground';
 import { stopEsbuildService } from './esbuild-service';
-import { compactWhenIdle } from './idle-compaction';
+import { boundHeapGrowth, compactWhenIdle } from './heap-budget';
 
 async function run(): Promise<void> {
+  boundHeapGrowth();
   const config = configFromEnv();
   const stack = await startLocalStack(config);
   const store = config.store === 'embedded' ? `embedded (SQLite in ${config.dataDir})` : `dynamodb (DynamoDB Local ${stack.dynamoEndpoint}, S3 server ${stack.s3Endpoint}, data in ${config.dataDir})`;

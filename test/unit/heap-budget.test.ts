@@ -1,11 +1,11 @@
 /**
- * The stack's one full collection after a burst (local/idle-compaction.ts): exactly once after five quiet seconds in
+ * The stack's one full collection after a burst (local/heap-budget.ts compactWhenIdle): exactly once after five quiet seconds in
  * a row that follow a busy one; never while idle, while busy or in a short pause; again after the next burst. And the collector it reaches is V8's
  * full collection, which shrinks a heap left grown by a burst.
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { BurstEnd, compactWhenIdle } from '../../local/idle-compaction';
+import { BurstEnd, compactWhenIdle } from '../../local/heap-budget';
 
 const decisions = (shares: number[]) => {
   const burst = new BurstEnd();
