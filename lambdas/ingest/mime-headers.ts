@@ -96,6 +96,7 @@ const decodeWord = (piece: Extract<Piece, { word: true }>) => decodeWithFallback
 
 /** An unstructured header value (Subject, a display name, any header for the `headers` list), decoded once. */
 export function decodeHeaderValue(latin1: string, declared: string | null = null): string {
+  if (!latin1.includes('=?')) return decodeRawText(latin1, declared); // no encoded word: one piece of text (most fields)
   return pieces(latin1)
     .map((p) => (p.word ? decodeWord(p) : decodeRawText(p.text, declared)))
     .join('');

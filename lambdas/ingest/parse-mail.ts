@@ -21,7 +21,7 @@ import { MESSAGE_CAPS } from '../core/limits';
 import type { ParsedAttachment, InProcessParse, MailParser, ParseOptions } from '../core/ports';
 import { wellFormed } from '../core/message';
 import { liftParts, restoreParts, withContentOf } from './lift-parts';
-import { charsetOf, decodeHeaderValue, parseAddresses, splitHeaders, type RawHeader } from './mime-headers';
+import { charsetOf, decodeHeaderValue, parseAddresses, splitHeaders } from './mime-headers';
 
 /**
  * html-to-text converts HTML up to this long and nested at most this deep; other HTML is made text by stripping its
@@ -40,9 +40,17 @@ const IMPLIED_END_ELEMENTS = new Set(['p', 'li', 'dt', 'dd', 'option', 'optgroup
 /** What every parse reads from the top-level header block itself. */
 function headerFacts(raw: Buffer, options: ParseOptions) {
   const { headers, bodyOffset } = splitHeaders(raw);
-  const first = (name: string): RawHeader | undefined => headers.find((h) => h.name.toLowerCase() === name);
-  const all = (name: string) => headers.filter((h) => h.name.toLowerCase() === name).map((h) => h.value);
-  const declared = charsetOf(first('content-type')?.value);
+  // Each field's values by lower-cased name, made in one pass: the lookups below read a few names each.
+  const byName = new Map<string, string[]>();
+  for (const h of headers) {
+    const name = h.name.toLowerCase();
+    const values = byName.get(name);
+    if (values) values.push(h.value);
+    else byName.set(name, [h.value]);
+  }
+  const all = (name: string): string[] => byName.get(name) ?? [];
+  const first = (name: string): string | undefined => byName.get(name)?.[0];
+  const declared = charsetOf(first('content-type'));
   const from = parseAddresses(all('from').slice(0, 1), declared)[0];
   const addresses = (name: string) => [...new Set(parseAddresses(all(name), declared).map((m) => m.address))];
   const messageId = (value: string | undefined) => (value ? (/<[^<>\s]{1,995}>/.exec(value)?.[0] ?? (value.trim().slice(0, 998) || null)) : null);
@@ -51,12 +59,12 @@ function headerFacts(raw: Buffer, options: ParseOptions) {
     declared,
     from: from?.address ?? options.envelopeFrom ?? '',
     from_name: from?.name ?? null,
-    subject: decodeHeaderValue(first('subject')?.value ?? '', declared),
+    subject: decodeHeaderValue(first('subject') ?? '', declared),
     to: addresses('to'),
     cc: addresses('cc').slice(0, MESSAGE_CAPS.addresses),
     reply_to: addresses('reply-to').slice(0, MESSAGE_CAPS.addresses),
-    message_id: messageId(first('message-id')?.value),
-    in_reply_to: messageId(first('in-reply-to')?.value),
+    message_id: messageId(first('message-id')),
+    in_reply_to: messageId(first('in-reply-to')),
     headers: headers.slice(0, MESSAGE_CAPS.headers).map((h) => ({ name: h.name, value: decodeHeaderValue(h.value, declared) })),
     header_count: headers.length,
   };
