@@ -60,6 +60,37 @@ it('commits a group in one transaction; a write that throws undoes only itself',
   }
 });
 
+it('commits a lone write after a millisecond, and gathers writes over 4 ms while they keep coming', async () => {
+  jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
+  const engine = new Engine(path.join(dataDir, DATABASE_FILE));
+  try {
+    engine.db.exec('CREATE TABLE t (k TEXT PRIMARY KEY)');
+    const put = (k: string) => engine.write(() => engine.sql('INSERT INTO t (k) VALUES (?)').run(k));
+    const first = put('a'); // after a quiet spell
+    await jest.advanceTimersByTimeAsync(1);
+    await first;
+    expect(engine.commits).toBe(1);
+    // The next write comes under 4 ms after that commit: its group waits 4 ms, and takes the writes made meanwhile.
+    const group = [put('b')];
+    await jest.advanceTimersByTimeAsync(2);
+    expect(engine.commits).toBe(1);
+    group.push(put('c'), put('d'));
+    await jest.advanceTimersByTimeAsync(2);
+    await Promise.all(group);
+    expect(engine.commits).toBe(2);
+    // Quiet again (no commit in the last 4 ms): a millisecond.
+    await jest.advanceTimersByTimeAsync(10);
+    const lone = put('e');
+    await jest.advanceTimersByTimeAsync(1);
+    await lone;
+    expect(engine.commits).toBe(3);
+    expect(engine.db.prepare('SELECT count(*) AS n FROM t').get()).toMatchObject({ n: 5 });
+  } finally {
+    jest.useRealTimers();
+    engine.close();
+  }
+});
+
 it("reads the database's free pages (the free-space headroom's reclaimable bytes) again only after a commit", async () => {
   const stack = open();
   const other = open();
