@@ -34,6 +34,12 @@ export const poison = {
     return `From: poison@example.com\r\nTo: ${to}\r\nSubject: ${lines.join('\r\n ')}\r\nContent-Type: text/plain\r\n\r\ncontrol subject\r\n`;
   },
 
+  /** A Content-Type field of 1.1 MB (a parameter folded over 1,100 lines): past mailparser's 1 MB for a part's header. */
+  hugeContentType(to: string): string {
+    const lines = Array.from({ length: 1_100 }, () => 'x'.repeat(1_000));
+    return `From: poison@example.com\r\nTo: ${to}\r\nSubject: huge content type\r\nContent-Type: text/plain; x-pad="${lines.join('\r\n ')}"\r\n\r\nhuge content type\r\n`;
+  },
+
   /** 900 KB of unclosed nested tables as the only text of the mail (beside an attachment): its text is derived. */
   nestedTables(to: string): string {
     const html = '<table><tr><td>'.repeat(60_000) + 'Your code is 482913';
