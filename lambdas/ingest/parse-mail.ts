@@ -281,22 +281,27 @@ function withoutContent(a: ParsedAttachment): Omit<ParsedAttachment, 'content'> 
 const spanOf = (a: object) => ('base64Span' in a && a.base64Span ? { base64Span: a.base64Span as { start: number; end: number } } : {});
 
 /** The top-level fields mailparser's reading of the bodies depends on (we use its date too): its Content-* and these. */
-const STRUCTURE_FIELD = /^(?:content-|mime-version\s*:|date\s*:)/i;
+const STRUCTURE_FIELD = /^(?:content-[\x21-\x39\x3b-\x7e]*|mime-version|date):/i;
+/** A field as RFC 5322 writes it: a name of printable characters but the colon, then the colon (folded lines allowed). */
+const PLAIN_FIELD = /^[\x21-\x39\x3b-\x7e]+:/;
 
 /**
  * The mail with only the top-level header fields that shape its MIME structure (STRUCTURE_FIELD), the body's bytes
  * as they are. Every other field is read by headerFacts, once; mailparser parsed and formatted the address fields
  * again (to HTML too) for nothing: a fifth of its time on a 2.5 KB mail. The header block ends where mailparser's
- * splitter ends it, at the first empty line (LF or CRLF).
+ * splitter ends it, at the first empty line (LF or CRLF). Only a plain header block is cut: when a line is not a
+ * field as RFC 5322 writes it (a name with a space or control character before it or its colon, which mailparser
+ * trims, a line without a colon, a first line that looks folded), mailparser reads the mail whole, as before.
  */
 export function structureOnly(raw: Buffer): Buffer {
   if (raw[0] === 0x0a || raw[0] === 0x0d) return raw; // no header block
   const ends = [raw.indexOf('\n\n'), raw.indexOf('\n\r\n')].filter((at) => at >= 0);
   if (ends.length === 0) return raw; // no body
   const end = Math.min(...ends);
-  const fields = raw.toString('latin1', 0, end).split(/\r?\n(?![ \t])/).filter((line) => STRUCTURE_FIELD.test(line));
-  const kept = fields.map((line) => `${line.replace(/\r$/, '')}\r\n`).join('');
-  return Buffer.concat([Buffer.from(kept, 'latin1'), raw.subarray(end + 1)]);
+  const fields = raw.toString('latin1', 0, end).split(/\r?\n(?![ \t])/);
+  if (!fields.every((line) => PLAIN_FIELD.test(line))) return raw;
+  const kept = fields.filter((line) => STRUCTURE_FIELD.test(line)).map((line) => `${line.replace(/\r$/, '')}\r\n`);
+  return Buffer.concat([Buffer.from(kept.join(''), 'latin1'), raw.subarray(end + 1)]);
 }
 
 /**
@@ -304,7 +309,9 @@ export function structureOnly(raw: Buffer): Buffer {
  * them). What the split's result is checked against in test/unit/lift-parts.test.ts.
  */
 export async function mailparserOf(raw: Buffer): Promise<MailparserResult> {
-  const input = structureOnly(needsRewrite(raw) ? await rewriteParts(raw) : raw);
+  // Cut before the rewrite, whose splitter reads the header block too.
+  const cut = structureOnly(raw);
+  const input = needsRewrite(cut) ? await rewriteParts(cut) : cut;
   return simpleParser(input, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true, checksumAlgo: false });
 }
 
