@@ -45,6 +45,32 @@ export function guarded<T>(call: () => T): T {
   }
 }
 
+/**
+ * The -shm files this process reads headers from: one descriptor per file, shared by every engine on it. A process's
+ * POSIX locks on a file go when it closes any descriptor of that file, SQLite's locks on the -shm included (SQLite
+ * keeps its own descriptors open for that reason). So a descriptor is closed only once every engine on its file has
+ * closed its database, never while a connection of this process may hold a lock there.
+ */
+const sharedWalIndexes = new Map<string, { fd: number; users: number }>();
+const walIndexFiles = {
+  open(file: string): number {
+    const known = sharedWalIndexes.get(file);
+    if (known) {
+      known.users++;
+      return known.fd;
+    }
+    const fd = fs.openSync(file, 'r');
+    sharedWalIndexes.set(file, { fd, users: 1 });
+    return fd;
+  },
+  release(file: string): void {
+    const known = sharedWalIndexes.get(file);
+    if (!known || --known.users > 0) return;
+    sharedWalIndexes.delete(file);
+    fs.closeSync(known.fd);
+  },
+};
+
 /** The first copy of the WAL index header (SQLite's WalIndexHdr), at the start of the -shm file. */
 const WAL_INDEX_HEADER_BYTES = 48;
 
@@ -167,7 +193,7 @@ export class Engine {
   private noCommitSinceAsked(): boolean {
     if (this.walIndexFd === undefined) {
       try {
-        this.walIndexFd = fs.openSync(this.walIndexFile, 'r');
+        this.walIndexFd = walIndexFiles.open(this.walIndexFile);
       } catch {
         this.walIndexFd = null;
       }
@@ -285,8 +311,8 @@ export class Engine {
 
   close(): void {
     if (this.walFd !== undefined) fs.closeSync(this.walFd);
-    if (typeof this.walIndexFd === 'number') fs.closeSync(this.walIndexFd);
     this.db.close();
+    if (typeof this.walIndexFd === 'number') walIndexFiles.release(this.walIndexFile);
   }
 }
 

@@ -3,6 +3,7 @@
  * and its group commit without savepoints: another connection's commit (the keys CLI, a test moving time) clears the
  * caches, so no read answers from a stale copy; and a write that throws inside a group undoes only itself.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -200,6 +201,25 @@ it("asks data_version only when the WAL index header shows a commit since the la
     await stack.stores.close();
     await other.stores.close();
   }
+});
+
+it("keeps SQLite's locks on the -shm file while any engine of the process is open on it (the header reads' descriptor is shared)", async () => {
+  const file = path.join(dataDir, DATABASE_FILE);
+  // Another process asks the kernel whether a write lock on the -shm's DMS byte (128) would conflict: it does while a
+  // connection of this process is open (each holds a shared lock there), and no longer once all are closed.
+  const dmsLocked = () =>
+    execFileSync('python3', ['-c', `import fcntl, os, struct\nfd = os.open(${JSON.stringify(`${file}-shm`)}, os.O_RDWR)\nr = fcntl.fcntl(fd, fcntl.F_GETLK, struct.pack('hhqqi', fcntl.F_WRLCK, 0, 128, 1, 0))\nprint(struct.unpack('hhqqi', r)[0] != fcntl.F_UNLCK)`]).toString().trim() === 'True';
+  const first = new Engine(file);
+  const second = new Engine(file);
+  first.db.exec('CREATE TABLE t (k TEXT)');
+  first.checkExternalChange();
+  second.checkExternalChange();
+  expect(dmsLocked()).toBe(true);
+  first.close(); // closing a descriptor of the -shm would drop every lock of the process on it
+  expect(dmsLocked()).toBe(true);
+  second.db.prepare('SELECT count(*) FROM t').get();
+  second.close();
+  expect(dmsLocked()).toBe(false);
 });
 
 it("answers an account's stored bytes from memory: added to at a stored message's commit, read again after bytes are taken off or another connection commits", async () => {
