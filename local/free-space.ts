@@ -18,8 +18,10 @@
  * its last answer while it is young, less what was promised then and every byte claimed since (also by mail whose
  * ingest has ended: what it wrote is not in that answer), and ask again before they refuse, so that nothing is
  * refused on an old answer: an RCPT's (`roomForRecipient`, an early refusal only) for a second, the claim at the end
- * of DATA that a 250 rests on for CLAIM_REUSE_MS. What other programs write in that time comes out of the headroom
- * (TEMPMAIL_MIN_FREE_MB); a statfs per mail was 2% of ingest's CPU.
+ * of DATA that a 250 rests on for CLAIM_REUSE_MS, and only while no DATA is being written to a file of the SMTP spool
+ * (data past 1 MB goes there before it is claimed: `spoolingData`), since the answer does not count those bytes. What
+ * other programs write in that time comes out of the headroom (TEMPMAIL_MIN_FREE_MB). A statfs per mail was 2% of
+ * ingest's CPU. Ages are measured on the monotonic clock: a wall clock set back does not make an answer young.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -47,6 +49,8 @@ export class FreeSpace {
   /** Bytes claimed since start, released or not; and the filesystem's last answer, with when, and both totals then. */
   private claimedEver = 0;
   private last?: { free: number; reclaimable: number; atMs: number; promised: number; claimedEver: number };
+  /** DATA being written to files of the SMTP spool now: bytes no answer counts and no claim holds yet. */
+  private dataSpools = 0;
 
   constructor(
     private readonly dataDir: string,
@@ -61,7 +65,7 @@ export class FreeSpace {
   /** The filesystem's answer now: the bytes it has for us (the reserve not counted), with the store's free pages. */
   private ask(): NonNullable<FreeSpace['last']> {
     const stats = fs.statfsSync(this.dataDir);
-    this.last = { free: stats.bavail * stats.bsize, reclaimable: this.reclaimable(), atMs: Date.now(), promised: this.promised, claimedEver: this.claimedEver };
+    this.last = { free: stats.bavail * stats.bsize, reclaimable: this.reclaimable(), atMs: performance.now(), promised: this.promised, claimedEver: this.claimedEver };
     return this.last;
   }
 
@@ -73,7 +77,7 @@ export class FreeSpace {
    */
   private roomOnLastAnswer(bytes: number, reuseMs: number): boolean {
     const { last } = this;
-    if (this.full || !last || Date.now() - last.atMs >= reuseMs) return this.roomFor(bytes);
+    if (this.full || !last || performance.now() - last.atMs >= reuseMs) return this.roomFor(bytes);
     const estimate = last.free + last.reclaimable - last.promised - (this.claimedEver - last.claimedEver);
     return estimate - bytes >= this.minFreeBytes || this.roomFor(bytes);
   }
@@ -82,6 +86,17 @@ export class FreeSpace {
   roomForRecipient(): boolean {
     return this.roomOnLastAnswer(0, REUSE_MS);
   }
+
+  /** A DATA starts writing to a file of the SMTP spool; the function returned is called once the file is gone. */
+  readonly spoolingData = (): (() => void) => {
+    this.dataSpools++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.dataSpools--;
+    };
+  };
 
   /** Free space as the headroom counts it: the filesystem's, what the store reuses, less what accepted mail may take. */
   available(): number {
@@ -99,7 +114,7 @@ export class FreeSpace {
    * then gets 452, never a 250 that cannot be stored.
    */
   claim(bytes: number): { release(): void } | null {
-    if (!this.roomOnLastAnswer(bytes, CLAIM_REUSE_MS)) return null;
+    if (!(this.dataSpools === 0 ? this.roomOnLastAnswer(bytes, CLAIM_REUSE_MS) : this.roomFor(bytes))) return null;
     this.promised += bytes;
     this.claimedEver += bytes;
     let released = false;

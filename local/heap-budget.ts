@@ -4,9 +4,10 @@
  *
  * Growth: after each full collection V8 lets the old generation grow to up to 4 times what survived it before the
  * next. Under a mail load the survivors are ~25 MB, so the heap reached 70 MB of mostly garbage and the stack's RSS
- * 164-176 MB at the end of a 2 KB load. Bounded at twice the survivors (HEAP_GROWING_PERCENT), RSS at the end of the
- * load is 130 MB, at the same CPU per mail (705-745 µs; a 212 KB mail 2,750 µs against 3,150-3,250: fewer fresh
- * pages to fault in); bounded at 1.3 times, RSS was 115 MB but each mail cost 100 µs more (bench:ingest, 27 Nov).
+ * 163-176 MB at the end of a 2 KB load. Bounded at twice the survivors (HEAP_GROWING_PERCENT), RSS at the end of the
+ * load is 132-138 MB, the CPU per 2 KB mail 705-775 µs against 680-735 just before (within the run-to-run noise, and
+ * a 212 KB mail 2,750-3,150 µs against 3,150-3,250); bounded at 1.3 or 1.6 times, 115-123 MB, but each 2 KB mail
+ * cost 80-150 µs more (more full collections). bench:ingest, 27 Nov; docs/PERFORMANCE.md, "Issue 22, stop 36".
  *
  * The collection after a burst:
  * V8 grows its old generation during a burst and keeps it: after 10,000 mails it held 56 MB for 21 MB of live

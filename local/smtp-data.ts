@@ -32,13 +32,15 @@ const IN_MEMORY_DATA_BYTES = 1024 * 1024;
  * not copied whole on the event loop to put 300 bytes before it. Spooled data is read back by the thread pool into
  * shared memory (a SharedArrayBuffer), which the parse thread (parse-thread.ts) is handed without a copy.
  * `crc`: the data's CRC-32 (after the room), computed chunk by chunk as it arrives, for the spool's record: this
- * thread never reads spooled data back.
+ * thread never reads spooled data back. `spooling` is told when the data starts going to a file, and called back
+ * once the file is gone (the free-space headroom counts such files: local/free-space.ts).
  */
-export async function readData(stream: SMTPServerDataStream, spoolDir: string, room = 0): Promise<{ data: Buffer; crc: number }> {
+export async function readData(stream: SMTPServerDataStream, spoolDir: string, room = 0, spooling?: () => () => void): Promise<{ data: Buffer; crc: number }> {
   const chunks: Buffer[] = [];
   let size = 0;
   let crc = 0;
   let spool: { path: string; file: fs.FileHandle } | undefined;
+  let spooled: (() => void) | undefined;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       size += chunk.length;
@@ -46,6 +48,7 @@ export async function readData(stream: SMTPServerDataStream, spoolDir: string, r
       crc = crc32(chunk, crc);
       if (!spool && size > IN_MEMORY_DATA_BYTES) {
         const file = path.join(spoolDir, `data-${randomBytes(8).toString('hex')}`);
+        spooled = spooling?.();
         spool = { path: file, file: await fs.open(file, 'wx', 0o600) };
         for (const kept of chunks.splice(0)) await spool.file.write(kept);
       }
@@ -61,6 +64,7 @@ export async function readData(stream: SMTPServerDataStream, spoolDir: string, r
       await spool.file.close().catch(() => undefined);
       await fs.rm(spool.path, { force: true });
     }
+    spooled?.();
   }
 }
 

@@ -233,7 +233,7 @@ export class LocalMailServer {
 
   /** Reads the data (keeping at most the size limit), reserves the recipients' quota, stores it durably. */
   private async accept(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<void> {
-    const data = await readData(stream, this.options.spoolDir, TRACE_ROOM);
+    const data = await readData(stream, this.options.spoolDir, TRACE_ROOM, this.options.space?.spoolingData);
     // The end of DATA is the client's next request: what it knew when it sent the final dot must be seen.
     this.options.inputArrived?.();
     const { ctx } = this.options;

@@ -1,7 +1,7 @@
 /**
  * The free-space headroom's checks of mail (local/free-space.ts): an RCPT's reuses the filesystem's last answer for
- * under a second, a claim (what a 250 rests on) for under 100 ms, both less every byte claimed since, and both ask
- * again before they refuse.
+ * under a second, a claim (what a 250 rests on) for under 100 ms while no DATA is being written to the SMTP spool,
+ * both less every byte claimed since, and both ask again before they refuse.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,7 +17,7 @@ beforeEach(() => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-free-space-'));
   freeBytes = 100 * MB;
   nowMs = 1_000_000;
-  jest.spyOn(Date, 'now').mockImplementation(() => nowMs);
+  jest.spyOn(performance, 'now').mockImplementation(() => nowMs);
   const real = fs.statfsSync(dataDir);
   statfs = jest.spyOn(fs, 'statfsSync').mockImplementation(() => ({ ...real, bsize: 1, bavail: freeBytes }) as fs.StatsFs);
 });
@@ -85,5 +85,25 @@ it('takes off what was promised at the last answer and every byte claimed since,
   freeBytes = 20 * MB;
   // On the last answer alone (35 MB, 30 promised) it would refuse; asked again, there is room: never refused on an old answer.
   expect(space.roomForRecipient()).toBe(true);
+  expect(statfs).toHaveBeenCalledTimes(5);
+});
+
+it('asks at every claim while a DATA is being written to the SMTP spool (bytes the last answer does not count)', () => {
+  const space = new FreeSpace(dataDir, 10 * MB);
+  expect(space.claim(MB)).not.toBeNull();
+  expect(statfs).toHaveBeenCalledTimes(1);
+  const spooled = space.spoolingData(); // another session's 30 MB DATA goes to a spool file
+  freeBytes -= 30 * MB;
+  expect(space.claim(MB)).not.toBeNull(); // asks: 70 MB
+  expect(space.claim(MB)).not.toBeNull();
+  expect(statfs).toHaveBeenCalledTimes(3);
+  freeBytes = 12 * MB;
+  expect(space.claim(MB)).toBeNull(); // asks: 12 less the 3 promised, less 1, is under the headroom
+  spooled();
+  spooled(); // a second call changes nothing
+  freeBytes = 100 * MB;
+  expect(space.claim(MB)).not.toBeNull(); // the last answer would refuse: asks again
+  expect(statfs).toHaveBeenCalledTimes(5);
+  expect(space.claim(MB)).not.toBeNull(); // on that answer again
   expect(statfs).toHaveBeenCalledTimes(5);
 });

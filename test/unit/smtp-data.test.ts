@@ -57,6 +57,18 @@ it('keeps small data in memory, and a head longer than the room is joined', asyn
   expect(roomy.crc).toBe(crc32(roomy.raw));
 });
 
+it('tells the free-space headroom when data goes to a spool file, and again once the file is gone', async () => {
+  const events: string[] = [];
+  const spooling = () => {
+    events.push(`spooling, files: ${fs.readdirSync(spoolDir).length}`);
+    return () => events.push(`spooled, files: ${fs.readdirSync(spoolDir).length}`);
+  };
+  await readData(dataStream(mail(10_000)), spoolDir, 64, spooling);
+  expect(events).toEqual([]); // in memory: no file
+  await readData(dataStream(mail(3 * 1024 * 1024)), spoolDir, 64, spooling);
+  expect(events).toEqual(['spooling, files: 0', 'spooled, files: 0']);
+});
+
 it("combines CRC-32s as zlib's crc32_combine: the CRC of A‖B from A's, B's and B's length", () => {
   const bytes = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7919 + (i >> 3)) & 0xff));
   for (const [a, b] of [[0, 0], [0, 1], [1, 0], [13, 4096], [4096, 65_536], [1, 69_999], [69_999, 1], [33_333, 36_667]]) {
