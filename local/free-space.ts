@@ -39,6 +39,16 @@ const CHECK_INTERVAL_MS = 1_000;
 const REUSE_MS = 1_000;
 const CLAIM_REUSE_MS = 100;
 
+/** `undo`, callable any number of times, done the first time only (a claim's release, a spool file's end). */
+function once(undo: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    undo();
+  };
+}
+
 export class FreeSpace {
   private readonly reserveFile: string;
   /** Bytes promised to mail accepted and not yet stored. */
@@ -90,12 +100,7 @@ export class FreeSpace {
   /** A DATA starts writing to a file of the SMTP spool; the function returned is called once the file is gone. */
   readonly spoolingData = (): (() => void) => {
     this.dataSpools++;
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      this.dataSpools--;
-    };
+    return once(() => this.dataSpools--);
   };
 
   /** Free space as the headroom counts it: the filesystem's, what the store reuses, less what accepted mail may take. */
@@ -114,17 +119,11 @@ export class FreeSpace {
    * then gets 452, never a 250 that cannot be stored.
    */
   claim(bytes: number): { release(): void } | null {
-    if (!(this.dataSpools === 0 ? this.roomOnLastAnswer(bytes, CLAIM_REUSE_MS) : this.roomFor(bytes))) return null;
+    // While a DATA is being spooled, no answer is young enough: the claim asks.
+    if (!this.roomOnLastAnswer(bytes, this.dataSpools === 0 ? CLAIM_REUSE_MS : 0)) return null;
     this.promised += bytes;
     this.claimedEver += bytes;
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        this.promised -= bytes;
-      },
-    };
+    return { release: once(() => (this.promised -= bytes)) };
   }
 
   /**
