@@ -17,6 +17,8 @@ import { epochSeconds } from '../../lambdas/core/inbox';
 let dataDir: string;
 beforeEach(() => (dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tempmail-caches-'))));
 afterEach(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+/** How many times a statement of this text was prepared or fetched through Engine.sql since `spy` began. */
+const statementsRun = (spy: jest.SpyInstance, text: string) => spy.mock.calls.filter(([called]) => called === text).length;
 const open = () => appContext(appConfig({ store: { kind: 'embedded', dataDir, publicUrl: 'http://127.0.0.1:9' } }));
 
 it('answers routes, day counts and webhook lists from memory only until another connection commits', async () => {
@@ -96,7 +98,7 @@ it("reads the database's free pages (the free-space headroom's reclaimable bytes
   const stack = open();
   const other = open();
   const reads = jest.spyOn(Engine.prototype, 'sql');
-  const freelistReads = () => reads.mock.calls.filter(([text]) => text === 'PRAGMA freelist_count').length;
+  const freelistReads = () => statementsRun(reads, 'PRAGMA freelist_count');
   try {
     const inbox = inboxRecord();
     const reclaimable = () => stack.stores.reclaimableBytes!();
@@ -132,7 +134,7 @@ it('asks SQLite for other connections\' commits once per input after askOncePerI
   const stack = open();
   const other = open();
   const asks = jest.spyOn(Engine.prototype, 'sql');
-  const dataVersionAsks = () => asks.mock.calls.filter(([text]) => text === 'PRAGMA data_version').length;
+  const dataVersionAsks = () => statementsRun(asks, 'PRAGMA data_version');
   try {
     const inbox = inboxRecord();
     const inputArrived = stack.stores.askOncePerInput!();
@@ -172,7 +174,7 @@ it("asks data_version only when the WAL index header shows a commit since the la
   const stack = open();
   const other = open();
   const asks = jest.spyOn(Engine.prototype, 'sql');
-  const dataVersionAsks = () => asks.mock.calls.filter(([text]) => text === 'PRAGMA data_version').length;
+  const dataVersionAsks = () => statementsRun(asks, 'PRAGMA data_version');
   try {
     const inbox = inboxRecord();
     const inputArrived = stack.stores.askOncePerInput!();
@@ -226,7 +228,7 @@ it("answers an account's stored bytes from memory: added to at a stored message'
   const stack = open();
   const other = open();
   const sql = jest.spyOn(Engine.prototype, 'sql');
-  const selects = () => sql.mock.calls.filter(([text]) => text === 'SELECT bytes FROM account_storage WHERE account_id = ?').length;
+  const selects = () => statementsRun(sql, 'SELECT bytes FROM account_storage WHERE account_id = ?');
   const inbox = inboxRecord();
   const rules = () => ({ nowEpoch: epochSeconds(Date.now()), day: DAY, dailyLimit: 1_000, storageLimit: 1_000_000 });
   /** What storageUsed answers, and how many times it read the table (putMessage reads it too, inside its write). */
