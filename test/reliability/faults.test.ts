@@ -160,10 +160,13 @@ it('DynamoDB Local killed outright is restarted by the stack: the API recovers w
     const killed = javaPid(own.pid());
     expect(killed).toEqual(expect.any(Number));
     process.kill(killed!, 'SIGKILL');
+    // Failing, it says what the stack logged (the restart's attempts), which the timeout alone does not.
     const reply = await eventually(async () => {
       const r = await api('GET', `/v1/inboxes/${inbox.id}`);
       return r.status === 200 ? r : null;
-    }, 60_000, 'the API to answer again');
+    }, 60_000, 'the API to answer again').catch((error: Error) => {
+      throw new Error(`${error.message}; the stack's log ends:\n${own.output().slice(-6_000)}`);
+    });
     expect(reply.body.email).toBe(inbox.email);
     expect(javaPid(own.pid())).not.toBe(killed);
     expect(own.output()).toContain('DynamoDB Local exited');
